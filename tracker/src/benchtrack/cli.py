@@ -1,20 +1,35 @@
-"""The `benchtrack` command line: one subcommand per stage of the data flow."""
+"""The `benchtrack` command line: one subcommand per stage of the data flow.
+
+User mistakes end with one line on stderr and exit 2 (3 when a benchmark failed to run),
+never a traceback; see benchtrack.errors.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from benchtrack import __version__
+from benchtrack import __version__, commands
+from benchtrack.errors import EXIT_BAD_INPUT, BenchtrackError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # usage errors are exit 2, as argparse does
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="benchtrack",
         description="Continuous performance-regression tracking for the benchtrack suites.",
     )
     parser.add_argument("--version", action="version", version=f"benchtrack {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module in commands.load():
+        p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
     return parser
 
 
@@ -23,8 +38,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
-        return 2
-    return 0
+        return EXIT_BAD_INPUT
+    try:
+        return args._run(args)
+    except BenchtrackError as error:
+        print(f"benchtrack: error: {error}", file=sys.stderr)
+        return error.exit_code
+    except KeyboardInterrupt:
+        print("benchtrack: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

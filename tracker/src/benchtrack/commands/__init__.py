@@ -1,0 +1,21 @@
+"""One module per subcommand. Each defines:
+
+    NAME: str                                   # the subcommand
+    HELP: str                                   # one line for `benchtrack --help`
+    def add_arguments(parser) -> None           # its flags
+    def run(args) -> int                        # an exit code of contract 4
+
+and is listed in COMMANDS, in the order `--help` shows them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+# Module names under benchtrack.commands, in --help order.
+COMMANDS: list[str] = []
+
+
+def load() -> list[ModuleType]:
+    return [importlib.import_module(f"benchtrack.commands.{name}") for name in COMMANDS]

@@ -1,0 +1,49 @@
+"""Errors a user can cause, each mapped to the exit codes of ARCHITECTURE.md (contract 4).
+
+A user mistake never shows a traceback: the CLI prints `str(error)` on one line and exits
+with `error.exit_code`. Messages name the file, the field and what was expected.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_REGRESSION = 1
+EXIT_BAD_INPUT = 2
+EXIT_BENCHMARK_FAILED = 3
+
+
+class BenchtrackError(Exception):
+    """Base class: carries the exit code the CLI ends with."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class BadInput(BenchtrackError):
+    """Bad input, config or usage: exit 2, nothing written.
+
+    >>> str(BadInput("r.json", "benchmarks[3].value", "a positive finite number", "NaN"))
+    'r.json: benchmarks[3].value: expected a positive finite number, got NaN'
+    """
+
+    exit_code = EXIT_BAD_INPUT
+
+    def __init__(
+        self, source: str | Path, field: str | None, expected: str, got: object = None
+    ) -> None:
+        self.source, self.field, self.expected, self.got = str(source), field, expected, got
+        where = f"{self.source}: {field}" if field else self.source
+        tail = "" if got is None else f", got {_short(got)}"
+        super().__init__(f"{where}: expected {expected}{tail}")
+
+
+class BenchmarkFailed(BenchtrackError):
+    """A benchmark failed to run: exit 3."""
+
+    exit_code = EXIT_BENCHMARK_FAILED
+
+
+def _short(value: object, limit: int = 80) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
