@@ -57,8 +57,8 @@ fi
 
 # --- actionlint for the workflows (built from the Go module proxy; the pip wrapper needs the net)
 gobin=$(go env GOBIN 2>/dev/null || true); [ -n "$gobin" ] || gobin="$(go env GOPATH 2>/dev/null)/bin"
-if ! { command -v actionlint || ls "$gobin/actionlint"; } >/dev/null 2>&1 \
-   || ! { actionlint --version 2>/dev/null || "$gobin/actionlint" --version; } | grep -q "^${ACTIONLINT_VERSION#v}"; then
+actionlint_bin=$(command -v actionlint || echo "$gobin/actionlint")
+if ! "$actionlint_bin" --version 2>/dev/null | head -n1 | grep -qx "$ACTIONLINT_VERSION"; then
   command -v go >/dev/null 2>&1 || die "Go is needed to build actionlint: install golang, then 'cargo make setup' again"
   say "installing actionlint $ACTIONLINT_VERSION with go install (lints .github/workflows)"
   go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
