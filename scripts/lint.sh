@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every lint gate; runs them all, then fails if any failed (so one run shows every problem).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/tools.sh
 . scripts/tools.sh
 
@@ -20,7 +20,7 @@ gate "cargo clippy"  cargo clippy --manifest-path rust/Cargo.toml --workspace --
 gate "ruff check"    uv run --frozen ruff check .
 gate "ruff format"   uv run --frozen ruff format --check .
 # actionlint runs shellcheck on every run: step; uv run puts the locked shellcheck on PATH.
-gate "actionlint"    uv run --frozen actionlint -color=never
+gate "actionlint"    uv run --frozen actionlint -no-color
 mapfile -t scripts < <(shell_files)
 gate "shellcheck"    uv run --frozen shellcheck -x "${scripts[@]}"
 

