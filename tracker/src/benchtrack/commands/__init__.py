@@ -14,7 +14,7 @@ import importlib
 from types import ModuleType
 
 # Module names under benchtrack.commands, in --help order.
-COMMANDS: list[str] = []
+COMMANDS: list[str] = ["site"]
 
 
 def load() -> list[ModuleType]:

@@ -1,0 +1,74 @@
+"""`benchtrack site HISTORY --out DIR`: build the gh-pages dashboard for a history."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import orjson
+
+from benchtrack.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput
+
+NAME = "site"
+HELP = "Build the dashboard (static HTML/JS + a compact index) for a history directory or git branch"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "history",
+        nargs="?",
+        metavar="HISTORY",
+        help="history directory (with bench/<runner-key>/data.js) or git:<remote-url>#<branch>",
+    )
+    parser.add_argument(
+        "--history", dest="history_opt", metavar="HISTORY", help="same as the positional HISTORY"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="where to write the site (default: HISTORY itself, when it is a directory); "
+        "index.html goes at the top, beside bench/",
+    )
+    parser.add_argument(
+        "--source",
+        type=Path,
+        help="the dashboard source tree (default: gh-pages/ of this repository)",
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchtrack import site
+
+    if args.history and args.history_opt and args.history != args.history_opt:
+        raise BadInput("command line", "HISTORY", "one history (positional or --history)")
+    spec = args.history or args.history_opt
+    if not spec:
+        print("benchtrack site: error: HISTORY is required", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    out = args.out
+    if out is None:
+        if spec.startswith("git:") or not Path(spec).is_dir():
+            raise BadInput("command line", "--out", "an output directory for a non-local history")
+        out = Path(spec)
+    history = site.read_history(spec)
+    report = site.build_site(history, out, source=args.source)
+    if args.json:
+        sys.stdout.write(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        ratio = (
+            f" = {report.index_bytes / report.data_js_bytes:.1%} of data.js (index) / "
+            f"{(report.index_bytes + report.group_bytes) / report.data_js_bytes:.1%} (all)"
+            if report.data_js_bytes
+            else ""
+        )
+        print(
+            f"site: {report.benchmarks} benchmarks x {report.runners} runner sizes, "
+            f"{report.commits} commits, {report.changes} change markers -> "
+            f"{out / 'index.html'}\n"
+            f"      index {report.index_bytes / 1024:.1f} KiB, groups "
+            f"{report.group_bytes / 1024:.1f} KiB, data.js {report.data_js_bytes / 1024:.1f} KiB"
+            f"{ratio}"
+        )
+    return EXIT_OK
