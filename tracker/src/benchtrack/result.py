@@ -10,6 +10,7 @@ that leaves this module has passed the same checks as one read from disk.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -179,6 +180,12 @@ class ResultDocument:
         return _Validator(source).document(data)
 
 
+def check_benchmark(data: dict[str, Any], suite: str, source: str | Path, where: str) -> Benchmark:
+    """One benchmark entry, checked like `from_dict` would; adapters call this per harness file
+    so a complaint names the raw file the bad value came from."""
+    return _Validator(source).benchmark(data, where, suite)
+
+
 def parse_json(raw: bytes, source: str | Path) -> Any:
     """Parse JSON bytes; an empty, truncated or non-JSON file is BadInput naming `source`."""
     if not raw.strip():
@@ -186,7 +193,13 @@ def parse_json(raw: bytes, source: str | Path) -> Any:
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as e:
-        raise BadInput(source, None, f"valid JSON (truncated or not JSON: {e})") from None
+        error = e
+    # Python's and Perl's JSON writers can emit NaN/Infinity; read them so the complaint names
+    # the field holding one, rather than calling the whole file broken.
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise BadInput(source, None, f"valid JSON (truncated or not JSON: {error})") from None
 
 
 def is_iso8601(text: Any) -> bool:

@@ -1,0 +1,61 @@
+"""`benchtrack ingest {criterion|pytest|perl} PATH --out FILE`: harness output -> result document.
+
+Exit 0 when written; 3 (after writing) when the document records benchmarks that failed to run;
+2 on bad input, with nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK
+from benchtrack.ingest import HARNESSES, ingest
+from benchtrack.runner import detect_commit, detect_runner, now_utc, parse_cpus
+
+NAME = "ingest"
+HELP = "Turn a harness's native output into a result document (benchtrack.result/1)"
+
+
+def add_metadata_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags shared with bench-local: who ran it, on what."""
+    parser.add_argument(
+        "--runner-label",
+        help="runner label (default: $BENCHTRACK_RUNNER_LABEL, else 'local', 'ci' in Actions)",
+    )
+    parser.add_argument(
+        "--runner-cpus",
+        help="runner vCPUs (default: $BENCHTRACK_RUNNER_CPUS, else the CPUs this process may use)",
+    )
+    parser.add_argument(
+        "--commit", help="commit measured (default: $GITHUB_SHA in Actions, else HEAD)"
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("harness", choices=sorted(HARNESSES), help="which harness wrote PATH")
+    parser.add_argument(
+        "path",
+        type=Path,
+        help="criterion's home dir, pytest-benchmark's JSON, or the Perl runner's JSON",
+    )
+    parser.add_argument("--out", type=Path, required=True, help="result document to write")
+    add_metadata_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    cpus = parse_cpus(args.runner_cpus, "--runner-cpus") if args.runner_cpus else None
+    runner = detect_runner(args.runner_label, cpus)
+    git = detect_commit(args.commit)
+    doc = ingest(args.harness, args.path, git.commit, runner, now_utc())
+    doc.dump(args.out)
+    dirty = " (working tree has uncommitted changes)" if git.dirty else ""
+    print(
+        f"{args.out}: {len(doc.benchmarks)} benchmarks, {len(doc.errors)} errors, "
+        f"suite {doc.suite}, runner {runner.key}, commit {git.commit.id[:12]}{dirty}",
+        file=sys.stderr,
+    )
+    for error in doc.errors:
+        print(f"  failed: {error.name}: {error.message}", file=sys.stderr)
+    return EXIT_BENCHMARK_FAILED if doc.errors else EXIT_OK

@@ -1,0 +1,119 @@
+"""Statistics shared by ingest, compare and the PR gate: medians, their intervals, and verdicts.
+
+Why a bootstrap interval of the ratio of medians (and not Mann-Whitney, or a t-test on means):
+
+- The question a reviewer asks is "did throughput change by more than X %?", so the quantity to
+  put an interval on is the relative change itself. A percentile bootstrap of
+  median(head) / median(base) gives exactly that interval, which the threshold is compared with.
+- Benchmark samples are skewed with a long tail (scheduler hiccups, GC, frequency changes); medians
+  ignore the tail where means chase it, and the bootstrap assumes no distribution shape.
+- Mann-Whitney answers "is one distribution shifted at all?": with many samples it flags shifts far
+  below any threshold and gives no size of the change, so an effect size would still be needed.
+- With few samples (5 per side is allowed) the bootstrap interval is wide and the verdict is
+  `inconclusive` rather than a confident guess. That is the honest answer; rerun with more rounds.
+
+Resampling uses a fixed seed, so the same inputs always give the same verdict (a PR check that
+flips on rerun with identical data would be worse than useless).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+CONFIDENCE = 0.95
+RESAMPLES = 10_000
+SEED = 0x5EED
+DEFAULT_THRESHOLD = 0.05
+
+IMPROVED, REGRESSED, UNCHANGED, INCONCLUSIVE = "improved", "regressed", "unchanged", "inconclusive"
+
+
+def _rng() -> np.random.Generator:
+    return np.random.default_rng(SEED)
+
+
+def _bootstrap_medians(x: np.ndarray, rng: np.random.Generator, resamples: int) -> np.ndarray:
+    idx = rng.integers(0, len(x), size=(resamples, len(x)))
+    return np.median(x[idx], axis=1)
+
+
+def median_ci(
+    samples: Sequence[float], confidence: float = CONFIDENCE, resamples: int = RESAMPLES
+) -> tuple[float, tuple[float, float]]:
+    """The median of `samples` and a percentile-bootstrap interval of it (which contains it)."""
+    x = np.asarray(samples, dtype=float)
+    med = float(np.median(x))
+    boot = _bootstrap_medians(x, _rng(), resamples)
+    alpha = (1 - confidence) / 2
+    lo, hi = np.quantile(boot, [alpha, 1 - alpha])
+    return med, (min(float(lo), med), max(float(hi), med))
+
+
+@dataclass(frozen=True)
+class Change:
+    """head relative to base. `ratio` = median(head) / median(base) in the metric's own terms;
+    `better` = the relative change signed so that > 0 is always an improvement (ratio - 1 for
+    throughputs, 1 - ratio for smaller-is-better metrics), with its interval `better_ci`."""
+
+    ratio: float
+    ratio_ci: tuple[float, float]
+    better: float
+    better_ci: tuple[float, float]
+    significant: bool  # the interval of the ratio excludes 1: a change beyond noise
+    verdict: str
+
+    @property
+    def percent(self) -> float:
+        return (self.ratio - 1) * 100
+
+
+def compare_samples(
+    base: Sequence[float],
+    head: Sequence[float],
+    *,
+    bigger_is_better: bool = True,
+    threshold: float = DEFAULT_THRESHOLD,
+    confidence: float = CONFIDENCE,
+    resamples: int = RESAMPLES,
+) -> Change:
+    """Bootstrap the ratio of medians head/base and decide a verdict.
+
+    - improved / regressed: the interval excludes no change (beyond noise) and the point change
+      is at least `threshold` (a fraction: 0.05 = 5 %) in the better / worse direction;
+    - unchanged: the change is within the threshold, either because it is real but small or
+      because the whole interval lies inside +-threshold;
+    - inconclusive: not beyond noise, but the interval reaches past the threshold (too noisy).
+    """
+    if threshold < 0:
+        raise ValueError("threshold must be >= 0")
+    b = np.asarray(base, dtype=float)
+    h = np.asarray(head, dtype=float)
+    rng = _rng()
+    ratios = _bootstrap_medians(h, rng, resamples) / _bootstrap_medians(b, rng, resamples)
+    alpha = (1 - confidence) / 2
+    lo, hi = (float(q) for q in np.quantile(ratios, [alpha, 1 - alpha]))
+    ratio = float(np.median(h) / np.median(b))
+    lo, hi = min(lo, ratio), max(hi, ratio)
+    if bigger_is_better:
+        better, better_ci = ratio - 1, (lo - 1, hi - 1)
+    else:
+        better, better_ci = 1 - ratio, (1 - hi, 1 - lo)
+    significant = lo > 1 or hi < 1
+    return Change(
+        ratio, (lo, hi), better, better_ci, significant, verdict(better, better_ci, threshold)
+    )
+
+
+def verdict(better: float, better_ci: tuple[float, float], threshold: float) -> str:
+    """The verdict for a signed relative change (> 0 is better) and its interval."""
+    lo, hi = better_ci
+    if lo > 0 and better >= threshold:
+        return IMPROVED
+    if hi < 0 and better <= -threshold:
+        return REGRESSED
+    if lo > 0 or hi < 0 or (lo >= -threshold and hi <= threshold):
+        return UNCHANGED
+    return INCONCLUSIVE
