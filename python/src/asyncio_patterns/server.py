@@ -16,6 +16,7 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 from types import TracebackType
@@ -183,6 +184,27 @@ class ServerProcess:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def port_is_closed(port: int) -> bool:
+    """True if nothing accepts connections on 127.0.0.1:port."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(2.0)
+        try:
+            sock.connect(("127.0.0.1", port))
+        except ConnectionRefusedError:
+            return True
+        return False
+
+
+def process_is_gone(pid: int) -> bool:
+    """True if no process (not even a zombie) has this pid."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state == "X"  # a zombie ("Z") is still something left behind
 
 
 def main(argv: list[str] | None = None) -> int:
