@@ -26,3 +26,9 @@ def atomic_write(path: str | Path, data: bytes | str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def append_line(path: str | Path, line: str) -> None:
+    """Append one line to a file GitHub Actions reads ($GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY)."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(line.rstrip("\n") + "\n")

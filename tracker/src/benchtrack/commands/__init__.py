@@ -14,7 +14,7 @@ import importlib
 from types import ModuleType
 
 # Module names under benchtrack.commands, in --help order.
-COMMANDS: list[str] = ["site"]
+COMMANDS: list[str] = ["ingest", "site", "matrix", "detect"]
 
 
 def load() -> list[ModuleType]:
