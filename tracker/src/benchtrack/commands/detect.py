@@ -1,0 +1,87 @@
+"""`benchtrack detect HISTORY`: step changes in each series of main's history."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import orjson
+
+from benchtrack import detect
+from benchtrack.detect.method import Config
+from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput
+
+NAME = "detect"
+HELP = "find change points (step changes) in each benchmark × runner series of a history"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("history", nargs="?", metavar="HISTORY", help="directory or git ref")
+    parser.add_argument("--history", dest="history_opt", metavar="HISTORY", help="same as HISTORY")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="write the changes JSON (default: HISTORY/bench/changes.json, or --out)",
+    )
+    parser.add_argument("--out", type=Path, help="the changes JSON to compare with (and write)")
+    parser.add_argument("--summary", type=Path, help="append Markdown here (GITHUB_STEP_SUMMARY)")
+    parser.add_argument("--markdown", action="store_true", help="print Markdown, not a table")
+    parser.add_argument("--json", action="store_true", help="print the changes document as JSON")
+    parser.add_argument(
+        "--fail-on-new-regression",
+        action="store_true",
+        help="exit 1 if a regression not reported before was found",
+    )
+    d = Config()
+    parser.add_argument(
+        "--min-effect", type=float, default=d.min_effect, help="relative, e.g. 0.03"
+    )
+    parser.add_argument("--alpha", type=float, default=d.alpha, help="largest p-value kept")
+    parser.add_argument("--min-segment", type=int, default=d.min_segment, help="points per level")
+    parser.add_argument(
+        "--penalty", type=float, default=d.penalty, help="PELT cost per step / log n"
+    )
+
+
+def _config(args: argparse.Namespace) -> Config:
+    if not 0 <= args.min_effect < 1:
+        raise BadInput("--min-effect", None, "a fraction in [0, 1)", args.min_effect)
+    if not 0 < args.alpha <= 1:
+        raise BadInput("--alpha", None, "a p-value in (0, 1]", args.alpha)
+    if args.min_segment < 2:
+        raise BadInput("--min-segment", None, "at least 2 points", args.min_segment)
+    if args.penalty <= 0:
+        raise BadInput("--penalty", None, "a positive number", args.penalty)
+    return Config(args.min_effect, args.alpha, args.min_segment, args.penalty)
+
+
+def run(args: argparse.Namespace) -> int:
+    history = args.history_opt or args.history
+    if not history:
+        raise BadInput("benchtrack detect", "HISTORY", "a history directory or git ref")
+    if args.history and args.history_opt and args.history != args.history_opt:
+        raise BadInput("benchtrack detect", "HISTORY", "one history (positional or --history)")
+    if args.write and args.out is None and detect.changes_path(history) is None:
+        raise BadInput("benchtrack detect", "--out", "a file to write for a git-ref history")
+    report = detect.analyse(history, _config(args), out=args.out, write=args.write)
+
+    for note in report.notes:
+        print(f"benchtrack detect: note: {note}", file=sys.stderr)
+    for s in report.skipped:
+        print(f"benchtrack detect: {s['runner']} {s['series']}: {s['reason']}", file=sys.stderr)
+    md = detect.render.markdown(report.changes, report.new, skipped=len(report.skipped))
+    if args.summary:
+        with args.summary.open("a", encoding="utf-8") as f:
+            f.write(md + "\n")
+    if args.json:
+        doc = {**report.document, "new": [asdict(c) for c in report.new]}
+        sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+    elif args.markdown:
+        print(md)
+    else:
+        detect.render.table(report.changes, report.new)
+    if args.fail_on_new_regression and any(c.regression for c in report.new):
+        return EXIT_REGRESSION
+    return EXIT_OK

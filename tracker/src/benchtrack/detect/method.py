@@ -1,0 +1,96 @@
+"""Change points in one series: a penalised step fit, then a significance and effect-size check.
+
+1. Work on log values, so a step of x% has the same height at any level and multiplicative noise
+   becomes additive.
+2. Scale by a robust noise estimate, the MAD of first differences: steps move few differences,
+   so it sees the noise, not the steps (asv's step detection does the same).
+3. Candidate steps: PELT (ruptures) minimising squared error plus a penalty per step — the
+   penalised step fit asv uses. PELT is exact and has no random permutations, so the same history
+   always gives the same change points.
+4. Keep a candidate only if the segments on either side differ significantly (Welch's t-test, as
+   Apache Otava tests E-Divisive's candidates) and by at least `min_effect` relative. Drop the
+   weakest failing candidate and re-test its neighbours against the merged segment, until every
+   remaining one passes: removing a step changes the segments its neighbours are judged on.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import ruptures
+from scipy import stats
+
+# The MAD of a normal sample is 0.6745 sigma; a first difference of iid noise has sigma * sqrt(2).
+_MAD_TO_SIGMA = 1 / (0.6744897501960817 * math.sqrt(2))
+
+
+@dataclass(frozen=True)
+class Config:
+    min_effect: float = 0.03  # smallest relative change reported (|after/before - 1|)
+    alpha: float = 0.001  # largest p-value reported
+    min_segment: int = 4  # points on each side of a step (so a step needs this many after it)
+    penalty: float = 3.0  # PELT's cost per step, times log(n), in units of the noise variance
+
+    @property
+    def min_points(self) -> int:
+        return 2 * self.min_segment
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int  # the first point of the new level
+    before: float  # median of the segment before
+    after: float  # median of the segment after
+    change: float  # after / before - 1
+    pvalue: float
+
+
+def noise_sigma(logs: np.ndarray) -> float:
+    diffs = np.diff(logs)
+    sigma = float(np.median(np.abs(diffs - np.median(diffs)))) * _MAD_TO_SIGMA
+    # A series of identical values (or nearly) still needs a scale: 0.01% is below any harness's
+    # resolution, so any real step stands out while float rounding does not.
+    return max(sigma, 1e-4)
+
+
+def candidates(logs: np.ndarray, config: Config) -> list[int]:
+    n = len(logs)
+    z = (logs - np.median(logs)) / noise_sigma(logs)
+    algo = ruptures.Pelt(model="l2", min_size=config.min_segment, jump=1).fit(z)
+    return [i for i in algo.predict(pen=config.penalty * math.log(n)) if i < n]
+
+
+def _judge(values: np.ndarray, logs: np.ndarray, lo: int, cp: int, hi: int) -> Step:
+    left, right = logs[lo:cp], logs[cp:hi]
+    if np.ptp(left) == 0 and np.ptp(right) == 0:
+        pvalue = 0.0 if left[0] != right[0] else 1.0
+    else:
+        pvalue = float(stats.ttest_ind(left, right, equal_var=False).pvalue)
+    before, after = float(np.median(values[lo:cp])), float(np.median(values[cp:hi]))
+    return Step(cp, before, after, after / before - 1, pvalue)
+
+
+def find_steps(values: np.ndarray | list[float], config: Config = Config()) -> list[Step]:
+    """The steps of one series (positive finite values, in history order), oldest first."""
+    values = np.asarray(values, dtype=float)
+    if len(values) < config.min_points:
+        return []
+    logs = np.log(values)
+    cps = candidates(logs, config)
+    while True:
+        bounds = [0, *cps, len(values)]
+        steps = [
+            _judge(values, logs, bounds[k], bounds[k + 1], bounds[k + 2]) for k in range(len(cps))
+        ]
+        failing = [
+            (s.pvalue > config.alpha, -abs(s.change) if s.pvalue <= config.alpha else s.pvalue, k)
+            for k, s in enumerate(steps)
+            if s.pvalue > config.alpha or abs(s.change) < config.min_effect
+        ]
+        if not failing:
+            return steps
+        # Drop the weakest: insignificant ones first (largest p), then the smallest effect.
+        _, _, worst = max(failing)
+        del cps[worst]
