@@ -10,6 +10,7 @@ package CoroBench::Child;
 use strict;
 use warnings;
 
+use File::Temp ();
 use JSON::PP ();
 use POSIX ();
 
@@ -53,9 +54,13 @@ sub run_command {
 sub _run {
     my ($seconds, $child) = @_;
     pipe(my $r, my $w) or die "pipe: $!";
+    # The child's stderr goes to a file, so that a failure can be reported with its last words
+    # (Coro prints a dying coro's error there before exiting).
+    my $errfh = File::Temp->new(TEMPLATE => 'corobench-XXXXXX', TMPDIR => 1);
     my $pid = fork() // die "fork: $!";
     if ($pid == 0) {
         close $r;
+        open(STDERR, '>&', $errfh) or die "dup stderr: $!";
         $SIG{ALRM} = 'DEFAULT';
         alarm $seconds;
         $child->($w);
@@ -67,14 +72,21 @@ sub _run {
     close $r;
     waitpid($pid, 0);
     my $status = $?;
+    my $stderr = '';
+    if (open(my $efh, '<', $errfh->filename)) { local $/; $stderr = <$efh> // '' }
+    my $fail = sub {
+        my ($what) = @_;
+        (my $tail = length $stderr > 400 ? '...' . substr($stderr, -400) : $stderr) =~ s/\s+\z//;
+        return { ok => 0, error => $tail eq '' ? $what : "$what; stderr: $tail" };
+    };
     if (my $sig = $status & 127) {
-        return { ok => 0, error => $sig == POSIX::SIGALRM()
-                ? "timed out after ${seconds}s (killed by SIGALRM)"
-                : "killed by signal $sig" };
+        return $fail->($sig == POSIX::SIGALRM()
+            ? "timed out after ${seconds}s (killed by SIGALRM)" : "killed by signal $sig");
     }
     my $exit = $status >> 8;
-    return { ok => 0, error => "exited with status $exit" . ($raw eq '' ? '' : ": $raw") } if $exit;
-    return { ok => 0, error => 'child produced no result' } if $raw eq '';
+    return $fail->("exited with status $exit" . ($raw eq '' ? '' : ": $raw")) if $exit;
+    return $fail->('child produced no result') if $raw eq '';
+    print STDERR $stderr;    # a successful child's warnings are not hidden
     return { ok => 1, raw => $raw };
 }
 

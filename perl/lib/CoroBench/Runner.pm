@@ -114,6 +114,8 @@ sub median {
 
 sub parse_args {
     my (@argv) = @_;
+    # `cargo make bench-perl -- ARGS` hands the `--` on; options after it still count.
+    shift @argv if @argv && $argv[0] eq '--';
     my %o = (filter => [], timeout => 120);
     my ($quick, $full);
     Getopt::Long::Configure(qw(no_ignore_case no_auto_abbrev));
