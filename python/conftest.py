@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from asyncio_patterns.fileio import storage_dirs
 from asyncio_patterns.server import ServerProcess, port_is_closed, process_is_gone
 

@@ -2,6 +2,7 @@ import asyncio
 import os
 
 import pytest
+
 from asyncio_patterns import cpu
 from asyncio_patterns.runner import run
 

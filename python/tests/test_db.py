@@ -1,4 +1,5 @@
 import pytest
+
 from asyncio_patterns import db
 from asyncio_patterns.runner import run
 

@@ -1,4 +1,5 @@
 import pytest
+
 from asyncio_patterns import fileio
 from asyncio_patterns.probe import InFlight
 from asyncio_patterns.runner import run

@@ -1,6 +1,7 @@
 import os
 
 import pytest
+
 from asyncio_patterns import params
 
 

@@ -3,6 +3,7 @@ import sys
 import urllib.error
 
 import pytest
+
 from asyncio_patterns import http, server
 from asyncio_patterns.server import port_is_closed, process_is_gone
 
