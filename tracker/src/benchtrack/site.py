@@ -28,12 +28,12 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from benchtrack.errors import BadInput
@@ -41,9 +41,6 @@ from benchtrack.fsutil import atomic_write
 
 SCHEMA = "benchtrack.site/1"
 SUITE_ORDER = ("rust", "python", "perl")
-SMALLER_SUFFIX = " (smaller is better)"
-_RANGE_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-_CPUS_IN_KEY = re.compile(r"-(\d+)cpu$")
 _SLUG = re.compile(r"[^a-z0-9._-]+")
 _VENDOR = {
     "uplot/dist/uPlot.iife.min.js": "uPlot.iife.min.js",
@@ -61,178 +58,128 @@ def default_source() -> Path:
 
 
 # --------------------------------------------------------------------------------------------
-# Reading the history
+# Reading the history (through benchtrack.history, the history store's reader)
 
 
 @dataclass
-class RunnerData:
-    """One runner size's `data.js`, parsed (`window.BENCHMARK_DATA`)."""
-
-    key: str
-    data: Mapping[str, Any]
-    raw_path: Path | None = None  # the data.js on disk, when there is one to copy
-
-
-@dataclass
-class History:
-    runners: list[RunnerData]
-    root: Path | None  # the history directory (None for a history that is not on disk)
+class SiteHistory:
+    model: Any  # benchtrack.history.model.History: runner key -> RunnerHistory (numpy series)
+    root: Path | None  # the history directory on disk (None for a history that is not)
     changes: list[dict[str, Any]] = field(default_factory=list)
-    changes_source: str | None = None
+    changes_source: Path | None = None
+
+    def data_js(self, key: str) -> Path | None:
+        path = self.root / "bench" / key / "data.js" if self.root else None
+        return path if path is not None and path.is_file() else None
 
 
-def read_history(spec: str) -> History:
+def read_history(spec: str) -> SiteHistory:
     """Read every runner's data.js (and bench/changes.json) of a history directory or git branch."""
-    try:
-        from benchtrack import history as history_mod  # the history store's reader
-    except ModuleNotFoundError:
-        history_mod = None
-    if history_mod is not None and hasattr(history_mod, "open_store"):
+    from benchtrack import history as history_mod
+
+    root: Path | None = None
+    if hasattr(history_mod, "open_store"):
         store = history_mod.open_store(spec)
+        model = store.read()
         root = _store_root(store, spec)
-        runners = [RunnerData(key, data, raw) for key, data, raw in _store_runners(store, root)]
-    else:
+    else:  # the store's directory reader, spelled out with its parts
+        from benchtrack.history.format import parse
+        from benchtrack.history.model import History, build_runner
+
         root = Path(spec)
         if not root.is_dir():
-            raise BadInput(spec, None, "a history directory")
-        runners = [_read_data_js(path) for path in sorted(root.glob("bench/*/data.js"))]
-    if not runners:
-        where = root / "bench" if root else spec
-        raise BadInput(where, None, "at least one bench/<runner-key>/data.js")
+            raise BadInput(spec, None, "a history directory (with bench/<runner-key>/data.js)")
+        runners = {}
+        for path in sorted(root.glob("bench/*/data.js")):
+            runners[path.parent.name] = build_runner(
+                path.parent.name, parse(path.read_bytes(), str(path))
+            )
+        model = History(source=spec, runners=runners)
+    if not model.runners:
+        raise BadInput(
+            root / "bench" if root else spec, None, "at least one bench/<runner-key>/data.js"
+        )
     changes, source = _read_changes(root) if root else ([], None)
-    return History(runners=runners, root=root, changes=changes, changes_source=source)
-
-
-def _read_data_js(path: Path) -> RunnerData:
-    text = path.read_text(encoding="utf-8").strip()
-    prefix = "window.BENCHMARK_DATA ="
-    if not text.startswith(prefix):
-        raise BadInput(path, None, f"a file starting with {prefix!r}", text[:40])
-    try:
-        data = orjson.loads(text[len(prefix) :].strip().rstrip(";"))
-    except orjson.JSONDecodeError as error:
-        raise BadInput(path, None, "valid JSON after the prefix", str(error)) from error
-    return RunnerData(path.parent.name, data, path)
+    return SiteHistory(model=model, root=root, changes=changes, changes_source=source)
 
 
 def _store_root(store: Any, spec: str) -> Path | None:
-    for attr in ("root", "path", "directory", "dir"):
+    if not spec.startswith("git:") and Path(spec).is_dir():
+        return Path(spec)
+    for attr in ("root", "path", "directory", "workdir"):
         value = getattr(store, attr, None)
         if isinstance(value, (str, Path)) and Path(value).is_dir():
             return Path(value)
-    return Path(spec) if Path(spec).is_dir() else None
+    return None
 
 
-def _store_runners(store: Any, root: Path | None) -> Iterable[tuple[str, Mapping[str, Any], Path]]:
-    read = store.read()
-    items = read.items() if isinstance(read, Mapping) else read
-    for item in items:
-        key, data = item if isinstance(item, tuple) else (item.key, item)
-        if not isinstance(data, Mapping):
-            data = _to_mapping(data)
-        raw = root / "bench" / key / "data.js" if root else None
-        yield key, data, raw if raw is not None and raw.is_file() else None
-
-
-def _to_mapping(obj: Any) -> Mapping[str, Any]:
-    for attr in ("to_dict", "as_dict", "to_json_obj"):
-        fn = getattr(obj, attr, None)
-        if callable(fn):
-            return fn()
-    data = getattr(obj, "data", None)
-    if isinstance(data, Mapping):
-        return data
-    raise TypeError(f"cannot read history item {type(obj).__name__}")
-
-
-def _read_changes(root: Path) -> tuple[list[dict[str, Any]], str | None]:
-    """Change points flagged by `detect`: a list of {series, runner, commit, change, direction}."""
-    for path in (root / "bench" / "changes.json", root / "changes.json"):
-        if not path.is_file():
-            continue
-        try:
-            doc = orjson.loads(path.read_bytes())
-        except orjson.JSONDecodeError as error:
-            raise BadInput(path, None, "valid JSON", str(error)) from error
-        items = doc.get("changes", []) if isinstance(doc, dict) else doc
-        if not isinstance(items, list):
-            raise BadInput(path, "changes", "a list of change points", type(items).__name__)
-        out = []
-        for i, item in enumerate(items):
-            if not isinstance(item, dict) or not all(
-                isinstance(item.get(k), str) for k in ("series", "runner", "commit")
-            ):
-                raise BadInput(path, f"[{i}]", "an object with series, runner and commit strings")
-            change = item.get("change")
-            out.append(
-                {
-                    "series": item["series"],
-                    "runner": item["runner"],
-                    "commit": item["commit"],
-                    "change": change if isinstance(change, (int, float)) else None,
-                    "direction": str(item.get("direction") or ""),
-                }
+def _read_changes(root: Path) -> tuple[list[dict[str, Any]], Path | None]:
+    """Change points flagged by `detect` (bench/changes.json, schema benchtrack.changes/1): a list
+    of {series, runner, commit, change, direction[, regression]}; none when the file is absent."""
+    path = root / "bench" / "changes.json"
+    if not path.is_file():
+        return [], None
+    try:
+        doc = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as error:
+        raise BadInput(path, None, "valid JSON", str(error)) from None
+    items = doc.get("changes", []) if isinstance(doc, dict) else doc
+    if not isinstance(items, list):
+        raise BadInput(path, "changes", "a list of change points", type(items).__name__)
+    out = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or not all(
+            isinstance(item.get(k), str) for k in ("series", "runner", "commit")
+        ):
+            raise BadInput(
+                path, f"changes[{i}]", "an object with series, runner and commit strings"
             )
-        return out, str(path)
-    return [], None
+        change = item.get("change")
+        regression = item.get("regression")
+        out.append(
+            {
+                "series": item["series"],
+                "runner": item["runner"],
+                "commit": item["commit"],
+                "change": change
+                if isinstance(change, (int, float)) and math.isfinite(change)
+                else None,
+                "direction": str(item.get("direction") or ""),
+                "regression": regression if isinstance(regression, bool) else None,
+            }
+        )
+    return out, path
 
 
 # --------------------------------------------------------------------------------------------
 # Deriving the compact index
 
 
-def parse_extra(extra: object) -> dict[str, str]:
-    """`runner=local; cpus=2; samples=10; ci=1..2; suite=rust` -> dict (docs/conventions.md)."""
-    out: dict[str, str] = {}
-    if not isinstance(extra, str):
-        return out
-    for part in extra.split(";"):
-        key, sep, value = part.partition("=")
-        if sep:
-            out[key.strip()] = value.strip()
-    return out
-
-
-def parse_range(text: object) -> float | None:
-    """`± 3.2` -> 3.2 (the half-width github-action-benchmark shows); None when absent."""
-    if isinstance(text, (int, float)) and math.isfinite(text):
-        return abs(float(text))
-    if not isinstance(text, str):
+def quantise(value: float, digits: int = 6) -> float | int | None:
+    """Keep `digits` significant digits; integral values serialise without `.0`; NaN -> None."""
+    if not math.isfinite(value):
         return None
-    match = _RANGE_NUMBER.search(text)
-    return abs(float(match.group())) if match else None
-
-
-def quantise(value: float, digits: int = 6) -> float | int:
-    """Keep `digits` significant digits; integral values serialise without `.0`."""
-    if value == 0 or not math.isfinite(value):
-        return 0
     q = float(f"{value:.{digits}g}")
     return int(q) if q.is_integer() and abs(q) < 1e15 else q
 
 
-def _epoch_seconds(iso: object, fallback_ms: object) -> float:
-    if isinstance(iso, str):
-        try:
-            return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            pass
-    return float(fallback_ms) / 1000 if isinstance(fallback_ms, (int, float)) else 0.0
+def _json_numbers(values: Any, digits: int) -> str:
+    """A JSON array of `values` at `digits` significant digits (`1.23457e+06` is valid JSON)."""
+    fmt = f"{{:.{digits}g}}".format
+    return "[" + ",".join("null" if v != v else fmt(v) for v in values.tolist()) + "]"
 
 
-def _first_line(text: object, limit: int = 300) -> str:
-    line = str(text or "").strip().splitlines()[0] if str(text or "").strip() else ""
+def _epoch_seconds(iso: str) -> float | None:
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+    except (ValueError, AttributeError):
+        return None
+
+
+def _first_line(text: str, limit: int = 300) -> str:
+    text = (text or "").strip()
+    line = text.splitlines()[0] if text else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _author(commit: Mapping[str, Any]) -> str:
-    for who in ("author", "committer"):
-        person = commit.get(who)
-        if isinstance(person, Mapping):
-            name = person.get("name") or person.get("username")
-            if name:
-                return str(name)
-    return ""
 
 
 def _suite_rank(suite: str) -> tuple[int, str]:
@@ -245,167 +192,157 @@ def _group_file(suite: str, group: str) -> str:
     return f"{slug[:60]}-{digest}.js"
 
 
+def _repo_from_commit_url(url: str) -> str:
+    head, sep, _ = url.partition("/commit/")
+    return head if sep else ""
+
+
 @dataclass
 class SiteData:
     index: dict[str, Any]
-    groups: dict[str, dict[str, Any]]  # file name -> payload
+    groups: dict[str, tuple[str, str]]  # file name -> (group key, JSON text of its series)
 
 
-def derive(history: History, now_ms: int | None = None) -> SiteData:
+def derive(history: SiteHistory, now_ms: int | None = None) -> SiteData:
     """The index and per-group payloads the dashboard reads, from the parsed history."""
-    runners_meta: list[dict[str, Any]] = []
+    runners = sorted(
+        history.model.runners.values(),
+        key=lambda r: (r.cpus if r.cpus > 0 else 1 << 30, r.key),
+    )
+    # Commits, deduplicated across runner sizes, in commit-date order.
     commits: dict[str, dict[str, Any]] = {}
-    # benchmark name -> metadata and per runner {commit id: (value, range)}
-    benches: dict[str, dict[str, Any]] = {}
-    last_update = 0
-    repo_url = ""
-    for runner in history.runners:
-        data = runner.data
-        entries = data.get("entries")
-        if not isinstance(entries, Mapping):
-            raise BadInput(runner.raw_path or runner.key, "entries", "an object of entry names")
-        last_update = max(last_update, int(data.get("lastUpdate") or 0))
-        repo_url = repo_url or str(data.get("repoUrl") or "")
-        label, cpus, points = None, None, 0
-        for entry_name, runs in entries.items():
-            if not isinstance(runs, list):
-                raise BadInput(runner.raw_path or runner.key, f"entries.{entry_name}", "a list")
-            smaller_entry = entry_name.endswith(SMALLER_SUFFIX)
-            for run in runs:
-                commit = run.get("commit") or {}
-                cid = str(commit.get("id") or "")
-                if not cid:
-                    continue
-                smaller = smaller_entry or run.get("tool") == "customSmallerIsBetter"
-                if cid not in commits:
-                    commits[cid] = {
-                        "id": cid,
-                        "msg": _first_line(commit.get("message")),
-                        "author": _author(commit),
-                        "t": _epoch_seconds(commit.get("timestamp"), run.get("date")),
-                        "url": str(commit.get("url") or ""),
-                        "date": int(run.get("date") or 0),
-                    }
-                for bench in run.get("benches") or []:
-                    name = bench.get("name")
-                    value = bench.get("value")
-                    if not isinstance(name, str) or not isinstance(value, (int, float)):
-                        continue
-                    extra = parse_extra(bench.get("extra"))
-                    label = label or extra.get("runner")
-                    if cpus is None and extra.get("cpus", "").isdigit():
-                        cpus = int(extra["cpus"])
-                    parts = name.split("/")
-                    suite = extra.get("suite") or parts[0]
-                    meta = benches.setdefault(
-                        name,
-                        {
-                            "name": name,
-                            "suite": suite,
-                            "group": parts[1] if len(parts) > 2 else "",
-                            "variant": "/".join(parts[2:]) if len(parts) > 2 else parts[-1],
-                            "unit": str(bench.get("unit") or ""),
-                            "dir": "smaller" if smaller else "bigger",
-                            "series": {},
-                        },
-                    )
-                    series = meta["series"].setdefault(runner.key, {})
-                    series[cid] = (float(value), parse_range(bench.get("range")))
-                    points += 1
-        if cpus is None:
-            match = _CPUS_IN_KEY.search(runner.key)
-            cpus = int(match.group(1)) if match else None
-        if label is None:
-            label = _CPUS_IN_KEY.sub("", runner.key)
-        runners_meta.append(
-            {
-                "key": runner.key,
-                "label": label,
-                "cpus": cpus,
-                "points": points,
-                "data": f"bench/{runner.key}/data.js",
-                "lastUpdate": int(data.get("lastUpdate") or 0),
+    for runner in runners:
+        first_date = np.full(len(runner.commits), np.iinfo(np.int64).max, dtype=np.int64)
+        for series in runner.series.values():
+            np.minimum.at(first_date, series.commit_index, series.date)
+        for i, c in enumerate(runner.commits):
+            if c.id in commits:
+                continue
+            recorded = int(first_date[i]) if first_date[i] != np.iinfo(np.int64).max else 0
+            t = _epoch_seconds(c.timestamp)
+            commits[c.id] = {
+                "id": c.id,
+                "msg": _first_line(c.message),
+                "author": c.author,
+                "t": t if t is not None else recorded / 1000,
+                "url": c.url,
+                "recorded": recorded,
             }
-        )
-    runners_meta.sort(key=lambda r: (r["cpus"] if r["cpus"] is not None else 1 << 30, r["key"]))
-
-    order = sorted(commits.values(), key=lambda c: (c["t"], c["date"]))
+    order = sorted(commits.values(), key=lambda c: (c["t"], c["recorded"]))
     position = {c["id"]: i for i, c in enumerate(order)}
-    commit_table = {
+    table = {
         "id": [c["id"] for c in order],
         "msg": [c["msg"] for c in order],
         "author": [c["author"] for c in order],
-        "t": [int(round(c["t"])) for c in order],
+        "t": [round(c["t"]) for c in order],
         "url": [c["url"] for c in order],
     }
+    to_global = {
+        r.key: np.array([position[c.id] for c in r.commits], dtype=np.int64) for r in runners
+    }
 
+    # Benchmarks grouped by suite and group; names are <suite>/<group>/<variant>[/<param>].
+    metas: dict[str, dict[str, Any]] = {}
+    last_update = 0
+    for runner in runners:
+        for name, series in runner.series.items():
+            if len(series):
+                last_update = max(last_update, int(series.date.max()))
+            parts = name.split("/")
+            metas.setdefault(
+                name,
+                {
+                    "name": name,
+                    "suite": series.suite or parts[0],
+                    "group": parts[1] if len(parts) > 2 else "",
+                    "variant": "/".join(parts[2:]) if len(parts) > 2 else parts[-1],
+                    "unit": series.unit,
+                    "dir": series.direction,
+                },
+            )
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for meta in benches.values():
+    for meta in metas.values():
         groups.setdefault((meta["suite"], meta["group"]), []).append(meta)
 
     suites: dict[str, list[dict[str, Any]]] = {}
-    payloads: dict[str, dict[str, Any]] = {}
-    runner_keys = [r["key"] for r in runners_meta]
-    for (suite, group), metas in sorted(groups.items(), key=lambda kv: (_suite_rank(kv[0][0]), kv[0][1])):
+    payloads: dict[str, tuple[str, str]] = {}
+    for (suite, group), members in sorted(
+        groups.items(), key=lambda kv: (_suite_rank(kv[0][0]), kv[0][1])
+    ):
         file = _group_file(suite, group)
-        payload: dict[str, Any] = {}
+        chunks = []
         listed = []
-        for meta in sorted(metas, key=lambda m: m["name"]):
-            per_runner: dict[str, Any] = {}
+        for meta in sorted(members, key=lambda m: m["name"]):
+            per_runner = []
             last: dict[str, Any] = {}
-            for key in runner_keys:
-                series = meta["series"].get(key)
-                if not series:
+            for runner in runners:
+                series = runner.series.get(meta["name"])
+                if series is None or not len(series):
                     continue
-                pts = sorted((position[cid], v, r) for cid, (v, r) in series.items())
-                deltas, prev = [], 0
-                for idx, _, _ in pts:
-                    deltas.append(idx - prev)
-                    prev = idx
-                per_runner[key] = [
-                    deltas,
-                    [quantise(v) for _, v, _ in pts],
-                    [quantise(r, 3) if r is not None else None for _, _, r in pts],
+                pos = to_global[runner.key][series.commit_index]
+                order_idx = np.argsort(pos, kind="stable")
+                pos, values, spread = (
+                    pos[order_idx],
+                    series.value[order_idx],
+                    series.spread[order_idx],
+                )
+                deltas = np.diff(pos, prepend=0)
+                per_runner.append(
+                    f"{orjson.dumps(runner.key).decode()}:["
+                    f"[{','.join(map(str, deltas.tolist()))}],"
+                    f"{_json_numbers(values, 6)},{_json_numbers(np.abs(spread), 3)}]"
+                )
+                before = float(values[-2]) if len(values) > 1 else math.nan
+                last[runner.key] = [
+                    int(pos[-1]),
+                    quantise(float(values[-1])),
+                    quantise(abs(float(spread[-1])), 3),
+                    quantise(before),
                 ]
-                idx, v, r = pts[-1]
-                before = pts[-2][1] if len(pts) > 1 else None
-                last[key] = [
-                    idx,
-                    quantise(v),
-                    quantise(r, 3) if r is not None else None,
-                    quantise(before) if before is not None else None,
-                ]
-            payload[meta["name"]] = per_runner
+            chunks.append(f"{orjson.dumps(meta['name']).decode()}:{{{','.join(per_runner)}}}")
             listed.append(
                 {
                     "name": meta["name"],
                     "variant": meta["variant"],
                     "unit": meta["unit"],
                     "dir": meta["dir"],
-                    "runners": list(per_runner),
+                    "runners": list(last),
                     "last": last,
                 }
             )
-        payloads[file] = {"key": f"{suite}/{group}", "benches": payload}
+        payloads[file] = (f"{suite}/{group}", "{" + ",".join(chunks) + "}")
         suites.setdefault(suite, []).append(
             {"name": group, "key": f"{suite}/{group}", "file": file, "benches": listed}
         )
 
-    changes = []
-    for change in history.changes:
-        if change["commit"] in position and change["series"] in benches:
-            changes.append({**change, "i": position[change["commit"]]})
-
+    changes = [
+        {**c, "i": position[c["commit"]]}
+        for c in history.changes
+        if c["commit"] in position and c["series"] in metas
+    ]
+    repo_url = next(
+        (_repo_from_commit_url(c["url"]) for c in reversed(order) if "/commit/" in c["url"]), ""
+    )
     index = {
         "schema": SCHEMA,
         "generated": now_ms if now_ms is not None else int(time.time() * 1000),
         "lastUpdate": last_update,
         "repoUrl": repo_url,
-        "runners": runners_meta,
-        "commits": commit_table,
+        "runners": [
+            {
+                "key": r.key,
+                "label": r.label,
+                "cpus": r.cpus if r.cpus > 0 else None,
+                "points": int(sum(len(s) for s in r.series.values())),
+                "runs": int(sum(r.entries.values())),
+                "data": f"bench/{r.key}/data.js",
+            }
+            for r in runners
+        ],
+        "commits": table,
         "suites": [{"name": s, "groups": g} for s, g in suites.items()],
         "changes": changes,
-        "benchmarks": len(benches),
+        "benchmarks": len(metas),
     }
     return SiteData(index=index, groups=payloads)
 
@@ -434,7 +371,7 @@ class BuildReport:
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in self.__dict__.items()}
 
 
-def build_site(history: History, out: Path, source: Path | None = None) -> BuildReport:
+def build_site(history: SiteHistory, out: Path, source: Path | None = None) -> BuildReport:
     """Write the dashboard for `history` into `out` (see the module doc for the layout)."""
     source = source or default_source()
     static = source / "src"
@@ -465,8 +402,11 @@ def build_site(history: History, out: Path, source: Path | None = None) -> Build
     # Group payloads first, the index last: a reader never sees an index naming a missing file.
     gdir = dash / "data" / "g"
     group_bytes = 0
-    for file, payload in site.groups.items():
-        blob = _js(f"(window.BENCHTRACK_DATA=window.BENCHTRACK_DATA||{{}})[{orjson.dumps(payload['key']).decode()}]=", payload["benches"])
+    for file, (key, text) in site.groups.items():
+        blob = (
+            "(window.BENCHTRACK_DATA=window.BENCHTRACK_DATA||{})["
+            f"{orjson.dumps(key).decode()}]={text};\n"
+        ).encode()
         atomic_write(gdir / file, blob)
         group_bytes += len(blob)
         for suite in site.index["suites"]:
@@ -481,24 +421,22 @@ def build_site(history: History, out: Path, source: Path | None = None) -> Build
     copied = 0
     data_bytes = 0
     same_place = history.root is not None and _same_dir(history.root, out)
-    for runner in history.runners:
-        if runner.raw_path is not None:
-            data_bytes += runner.raw_path.stat().st_size
+    for entry in site.index["runners"]:
+        raw = history.data_js(entry["key"])
+        if raw is None:
+            entry["data"] = None  # not on disk (a git history the reader did not check out)
+            continue
+        data_bytes += raw.stat().st_size
         if same_place:
             continue
-        target = out / "bench" / runner.key / "data.js"
-        if runner.raw_path is not None:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(".data.js.copy.tmp")
-            shutil.copyfile(runner.raw_path, tmp)
-            os.replace(tmp, target)
-            copied += 1
-        else:
-            for entry in site.index["runners"]:
-                if entry["key"] == runner.key:
-                    entry["data"] = None
+        target = out / "bench" / entry["key"] / "data.js"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(".data.js.copy.tmp")
+        shutil.copyfile(raw, tmp)
+        os.replace(tmp, target)
+        copied += 1
     if not same_place and history.changes_source:
-        atomic_write(out / "bench" / "changes.json", Path(history.changes_source).read_bytes())
+        atomic_write(out / "bench" / "changes.json", history.changes_source.read_bytes())
 
     index_blob = _js("window.BENCHTRACK_INDEX=", site.index)
     atomic_write(dash / "data" / "index.js", index_blob)

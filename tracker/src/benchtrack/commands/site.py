@@ -11,7 +11,9 @@ import orjson
 from benchtrack.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput
 
 NAME = "site"
-HELP = "Build the dashboard (static HTML/JS + a compact index) for a history directory or git branch"
+HELP = (
+    "Build the dashboard (static HTML/JS + a compact index) for a history directory or git branch"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
