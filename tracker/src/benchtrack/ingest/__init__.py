@@ -77,3 +77,16 @@ def positive_numbers(values: Any, source: Path, where: str) -> list[float]:
             raise BadInput(source, f"{where}[{i}]", "a positive finite number", v)
         out.append(float(v))
     return out
+
+
+def errors_of(doc: Any, source: Path) -> list[BenchError]:
+    """A harness's top-level `errors` list ({name, message} per benchmark that failed to run)."""
+    raw = doc.get("errors") or []
+    if not isinstance(raw, list):
+        raise BadInput(source, "errors", "a list of {name, message}", type(raw).__name__)
+    out = []
+    for i, error in enumerate(raw):
+        name = need(error, "name", source, f"errors[{i}]", "the name of the benchmark that failed")
+        message = need(error, "message", source, f"errors[{i}]", "why it failed")
+        out.append(BenchError(str(name), str(message)))
+    return out

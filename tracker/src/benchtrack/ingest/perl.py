@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from benchtrack.errors import BadInput
-from benchtrack.ingest import Parsed, need, positive_numbers, read_json
-from benchtrack.result import BenchError, check_benchmark
+from benchtrack.ingest import Parsed, errors_of, need, positive_numbers, read_json
+from benchtrack.result import check_benchmark
 from benchtrack.stats import median_ci
 
 SUITE = "perl"
@@ -28,9 +28,8 @@ def parse(path: Path) -> Parsed:
     if schema != SCHEMA:
         raise BadInput(path, "schema", f'"{SCHEMA}"', schema)
     raw = need(doc, "benchmarks", path, "", "the runner's list of benchmarks")
-    raw_errors = doc.get("errors") or []
-    if not isinstance(raw, list) or not isinstance(raw_errors, list):
-        raise BadInput(path, "benchmarks/errors", "lists")
+    if not isinstance(raw, list):
+        raise BadInput(path, "benchmarks", "a list", type(raw).__name__)
     parsed = Parsed(SUITE)
     for i, entry in enumerate(raw):
         where = f"benchmarks[{i}]"
@@ -50,9 +49,5 @@ def parse(path: Path) -> Parsed:
         if entry.get("params"):
             data["params"] = entry["params"]
         parsed.benchmarks.append(check_benchmark(data, SUITE, path, where))
-    for i, error in enumerate(raw_errors):
-        where = f"errors[{i}]"
-        name = need(error, "name", path, where, "the name of the benchmark that failed")
-        message = need(error, "message", path, where, "why it failed")
-        parsed.errors.append(BenchError(str(name), str(message)))
+    parsed.errors.extend(errors_of(doc, path))
     return parsed

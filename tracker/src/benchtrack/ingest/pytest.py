@@ -5,7 +5,8 @@ by its iterations), so a round's throughput is `items / data[i]`, `items` being 
 call processes (`extra_info.items`, default 1). `value` is the median round throughput and `ci`
 a bootstrap interval of it (benchtrack.stats.median_ci), as for the other suites.
 
-Names and units come from `extra_info` (docs/conventions.md); without them a benchmark is
+Failed benchmarks come from the top-level `errors` list the suite's conftest adds. Names and units
+come from `extra_info` (docs/conventions.md); without them a benchmark is
 `python/<group>/<test name>` in `ops/s`, the test's `[param]` becoming a last name segment.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchtrack.errors import BadInput
-from benchtrack.ingest import Parsed, need, positive_numbers, read_json
+from benchtrack.ingest import Parsed, errors_of, need, positive_numbers, read_json
 from benchtrack.result import check_benchmark
 from benchtrack.stats import median_ci
 
@@ -37,6 +38,8 @@ def parse(path: Path) -> Parsed:
     parsed = Parsed(SUITE)
     for i, entry in enumerate(raw):
         parsed.benchmarks.append(_benchmark(entry, path, f"benchmarks[{i}]"))
+    # The suite's conftest adds `errors` (tests that failed); plain pytest-benchmark has none.
+    parsed.errors.extend(errors_of(doc, path))
     return parsed
 
 

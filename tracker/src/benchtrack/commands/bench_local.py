@@ -1,0 +1,296 @@
+"""`benchtrack bench-local`: run the suites here, compare with the last local run, keep history.
+
+For each runner size (this machine, or each `--cpus K` pinned with `taskset -c 0-(K-1)`) and each
+suite: run the suite's raw task (`cargo make bench-<suite>-raw`) with progress, ingest its output
+into a result document, compare it with the previous local run of the same runner key, then
+append everything to the local history and rebuild the dashboard there.
+
+Where things go:
+- result documents: `target/bench/results/<suite>.json` (`.../<runner-key>/<suite>.json` with
+  several `--cpus`); suite logs: `target/bench/logs/<runner-key>/<suite>.log`;
+- the previous run, for the next comparison: `.bench/last/<runner-key>/<suite>.json` (the
+  history's data.js keeps no samples, and `target/` is wiped by `cargo clean`);
+- the history: `.bench/history/bench/<runner-key>/data.js`, the dashboard beside it.
+
+A suite that fails is reported and the others still run; the exit code is then 3. Otherwise 1
+when a benchmark regressed beyond the threshold against the previous run, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shlex
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchtrack.commands.compare import add_report_arguments, exit_code, print_report
+from benchtrack.commands.ingest import add_metadata_arguments
+from benchtrack.compare import SuiteComparison, compare_documents
+from benchtrack.errors import BadInput, BenchtrackError
+from benchtrack.ingest import ingest
+from benchtrack.report.terminal import console
+from benchtrack.result import BenchError, Commit, ResultDocument, Runner
+from benchtrack.runner import affinity_cpus, detect_commit, detect_runner, now_utc, parse_cpus
+
+NAME = "bench-local"
+HELP = "Run the suites here with progress, compare with the previous local run, keep history"
+
+# suite -> (ingest adapter, its raw output under target/bench/raw/)
+SUITES = {
+    "rust": ("criterion", Path("rust")),
+    "python": ("pytest", Path("python/pytest.json")),
+    "perl": ("perl", Path("perl/perl.json")),
+}
+RAW_COMMAND = "cargo make bench-{suite}-raw"
+RAW = Path("target/bench/raw")
+RESULTS = Path("target/bench/results")
+LOGS = Path("target/bench/logs")
+LAST = Path(".bench/last")
+HISTORY = Path(".bench/history")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--suite",
+        default=",".join(SUITES),
+        help=f"comma-separated suites to run (default {','.join(SUITES)})",
+    )
+    parser.add_argument("--filter", help="benchmark name filter for the harnesses (BENCH_FILTER)")
+    parser.add_argument(
+        "--profile",
+        choices=("quick", "full"),
+        default=os.environ.get("BENCH_PROFILE") or "quick",
+        help="quick (default, or $BENCH_PROFILE) or full (the harnesses' own defaults)",
+    )
+    parser.add_argument(
+        "--cpus",
+        help="run once per CPU count, pinned with taskset, e.g. 1,2: one runner size each",
+    )
+    parser.add_argument(
+        "--history",
+        type=Path,
+        default=HISTORY,
+        help=f"local history directory (default {HISTORY})",
+    )
+    parser.add_argument(
+        "--raw-command",
+        default=RAW_COMMAND,
+        help=f"command run per suite to produce its raw output (default '{RAW_COMMAND}')",
+    )
+    add_metadata_arguments(parser)
+    add_report_arguments(parser)
+
+
+@dataclass
+class SuiteRun:
+    suite: str
+    runner: Runner
+    doc: ResultDocument | None
+    results: Path
+    comparison: SuiteComparison | None = None
+    previous: bool = False
+
+
+def run(args: argparse.Namespace) -> int:
+    suites = _suites(args.suite)
+    cpu_counts = _cpu_counts(args.cpus)
+    label_cpus = parse_cpus(args.runner_cpus, "--runner-cpus") if args.runner_cpus else None
+    git = detect_commit(args.commit)
+    out = console(stderr=args.json or args.markdown)
+    if git.dirty:
+        out.print(
+            f"note: the working tree has uncommitted changes; results are labelled "
+            f"{git.commit.id[:12]}",
+            markup=False,
+        )
+    runs: list[SuiteRun] = []
+    for cpus in cpu_counts:
+        runner = detect_runner(args.runner_label or "local", cpus or label_cpus)
+        for suite in suites:
+            results = RESULTS / (f"{runner.key}/" if len(cpu_counts) > 1 else "") / f"{suite}.json"
+            doc = _measure(suite, runner, cpus, git.commit, args, out)
+            doc.dump(results)
+            runs.append(_compare(SuiteRun(suite, runner, doc, results), args.threshold, out))
+    comparisons = [r.comparison for r in runs if r.comparison is not None]
+    print_report(comparisons, args)
+    for r in runs:
+        if not r.previous:
+            out.print(
+                f"{r.suite} on {r.runner.key}: no previous local run to compare with "
+                f"(this one is kept in {LAST / r.runner.key})",
+                markup=False,
+            )
+    _append_history(runs, args, out)
+    return exit_code(comparisons)
+
+
+def _suites(text: str) -> list[str]:
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [s for s in names if s not in SUITES]
+    if unknown or not names:
+        raise BadInput("--suite", None, f"a comma-separated subset of {','.join(SUITES)}", text)
+    return names
+
+
+def _cpu_counts(text: str | None) -> list[int | None]:
+    """None: run unpinned, on whatever CPUs this process may use."""
+    if not text:
+        return [None]
+    available = affinity_cpus()
+    counts = []
+    for part in text.split(","):
+        k = parse_cpus(part.strip(), "--cpus")
+        if k > available:
+            raise BadInput("--cpus", None, f"CPU counts up to {available} (this machine)", k)
+        counts.append(k)
+    if shutil.which("taskset") is None:
+        raise BadInput("--cpus", None, "taskset on PATH (util-linux) to pin CPUs")
+    return counts
+
+
+def _measure(
+    suite: str, runner: Runner, cpus: int | None, commit: Commit, args, out
+) -> ResultDocument:
+    """Run one suite and ingest what it wrote; a failure becomes the document's `errors`."""
+    adapter, raw = SUITES[suite]
+    raw = RAW / raw
+    if raw.is_dir():  # criterion's home: stale benchmarks of an earlier run must not pass as ours
+        shutil.rmtree(raw)
+    else:
+        raw.unlink(missing_ok=True)
+    log = LOGS / runner.key / f"{suite}.log"
+    command = shlex.split(args.raw_command.format(suite=suite))
+    if cpus is not None:
+        command = ["taskset", "-c", f"0-{cpus - 1}", *command]
+    env = dict(os.environ, BENCH_PROFILE=args.profile)
+    env.pop("BENCH_FILTER", None)
+    if args.filter:
+        env["BENCH_FILTER"] = args.filter
+    rc, seconds = _run_with_progress(command, env, log, f"{suite} on {runner.key}", out)
+    failure = None
+    if rc != 0:
+        failure = f"`{shlex.join(command)}` exited {rc} after {seconds:.0f}s; log: {log}"
+    try:
+        doc = ingest(adapter, raw, commit, runner, now_utc())
+    except BenchtrackError as error:
+        # Without output there is nothing to ingest: the document records why.
+        message = failure or f"its output could not be ingested: {error}"
+        doc = _failed(suite, runner, commit, message, raw)
+    else:
+        if failure and not doc.errors:  # the harness died without naming a benchmark
+            errors = (BenchError(f"{suite}/run", failure),)
+            doc = ResultDocument(doc.suite, doc.created, commit, runner, doc.benchmarks, errors)
+    state = "failed" if doc.errors else "done"
+    out.print(
+        f"{suite} on {runner.key}: {state} in {seconds:.0f}s, {len(doc.benchmarks)} benchmarks"
+        + (f", {len(doc.errors)} errors (log: {log})" if doc.errors else ""),
+        markup=False,
+    )
+    return doc
+
+
+def _failed(suite: str, runner: Runner, commit: Commit, message: str, source) -> ResultDocument:
+    error = BenchError(f"{suite}/run", message)
+    return ResultDocument(suite, now_utc(), commit, runner, (), (error,)).validated(source)
+
+
+def _run_with_progress(
+    command: list[str], env: dict[str, str], log: Path, what: str, out
+) -> tuple[int, float]:
+    """Run `command` with its output in `log`; on a terminal, a spinner shows the elapsed time
+    and the log's last line. Returns (exit code, seconds)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    with log.open("wb") as sink:
+        try:
+            proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
+        except FileNotFoundError:
+            sink.write(f"not found: {command[0]}\n".encode())
+            return 127, 0.0
+        if not out.is_terminal:
+            out.print(f"{what}: running {shlex.join(command)} (log: {log})", markup=False)
+            return proc.wait(), time.monotonic() - start
+        with out.status(f"{what}: starting") as status:
+            while proc.poll() is None:
+                elapsed = time.monotonic() - start
+                tail = _last_line(log)
+                status.update(f"[bold]{what}[/] {elapsed:5.0f}s  [dim]{_escape(tail)}[/]")
+                time.sleep(0.5)
+    return proc.returncode, time.monotonic() - start
+
+
+def _last_line(path: Path, width: int = 70) -> str:
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, path.stat().st_size - 2048))
+            lines = f.read().decode(errors="replace").replace("\r", "\n").splitlines()
+    except OSError:
+        return ""
+    lines = [line.strip() for line in lines if line.strip()]
+    return lines[-1][:width] if lines else ""
+
+
+def _escape(text: str) -> str:
+    return text.replace("[", r"\[")
+
+
+def _compare(run: SuiteRun, threshold: float, out) -> SuiteRun:
+    if run.doc is None:
+        return run
+    last = LAST / run.runner.key / f"{run.suite}.json"
+    previous = None
+    if last.is_file():
+        try:
+            previous = ResultDocument.load(last)
+        except BadInput as error:
+            out.print(f"warning: ignoring the previous run: {error}", markup=False)
+    run.previous = previous is not None
+    run.comparison = compare_documents(
+        previous, run.doc, threshold, base_source=last, head_source=run.results
+    )
+    if run.doc.benchmarks:  # a run that measured nothing does not replace a useful baseline
+        run.doc.dump(last)
+    return run
+
+
+def _append_history(runs: list[SuiteRun], args, out) -> None:
+    docs = [(str(r.results), r.doc) for r in runs if r.doc is not None and r.doc.benchmarks]
+    if not docs:
+        return
+    if args.filter:
+        # A filtered run is a partial point; the history keeps one point per commit, so it would
+        # block the full run of the same commit.
+        out.print("history: not appended (a --filter run measures only part of the suites)")
+        return
+    if importlib.util.find_spec("benchtrack.history") is None:
+        out.print("history: benchtrack.history is not available; not appended")
+        return
+    from benchtrack.history import new_entries, open_store
+
+    outcomes = open_store(args.history).append(new_entries(docs))
+    for o in outcomes:
+        out.print(
+            f"history: {o.status} {o.benches} benches for {o.commit_id[:12]} to "
+            f"{args.history}/bench/{o.runner_key}/data.js ({o.entry_name})",
+            markup=False,
+        )
+    _build_site(args.history, out)
+
+
+def _build_site(history: Path, out) -> None:
+    if importlib.util.find_spec("benchtrack.site") is None:
+        return
+    from benchtrack import site
+
+    try:
+        report = site.build_site(site.read_history(str(history)), history)
+    except BenchtrackError as error:
+        out.print(f"dashboard: not built: {error}", markup=False)
+        return
+    index = Path(report.out) / "index.html"
+    out.print(f"dashboard: open file://{index.resolve()}", markup=False)
