@@ -1,0 +1,146 @@
+"""Appending one run to a runner's data.js, the way one github-action-benchmark call would.
+
+All documents of one runner size and one commit (one per suite) become ONE entry per direction:
+their benches merged in the order the documents were given, then in each document's order. A
+commit already recorded under an entry name is not recorded twice: the existing entry is kept
+and the outcome says "already recorded". Nothing here removes or rewrites an existing entry, and
+`ensure_grows` refuses any document that has fewer entries or points than were read.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from benchtrack.errors import BadInput, BenchtrackError
+from benchtrack.history.format import (
+    BIGGER_TOOL,
+    SMALLER_SUFFIX,
+    SMALLER_TOOL,
+    DataJs,
+    empty,
+    js_value,
+)
+from benchtrack.history.records import merged_benchmarks
+from benchtrack.result import Commit, ResultDocument
+
+APPENDED = "appended"
+ALREADY = "already recorded"
+
+
+class HistoryShrink(BenchtrackError):
+    """A write would lose history: refused (exit 2), nothing written."""
+
+
+@dataclass(frozen=True)
+class NewEntry:
+    runner_key: str
+    entry_name: str
+    entry: dict[str, Any]  # {commit, date, tool, benches}; date is set when applied
+
+    @property
+    def commit_id(self) -> str:
+        return self.entry["commit"]["id"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    runner_key: str
+    entry_name: str
+    commit_id: str
+    status: str  # APPENDED or ALREADY
+    benches: int
+
+
+def entry_name(runner_key: str, direction: str) -> str:
+    return runner_key if direction == "bigger" else runner_key + SMALLER_SUFFIX
+
+
+def commit_object(commit: Commit) -> dict[str, Any]:
+    """The action's commit shape. Local runs know only the author, who stands in as committer
+    (the action's default page reads committer); `url` is "" when the remote is not a web host."""
+    person = {"email": commit.author_email, "name": commit.author_name}
+    return {
+        "author": person,
+        "committer": dict(person),
+        "id": commit.id,
+        "message": commit.message,
+        "timestamp": commit.timestamp,
+        "url": commit.url or "",
+    }
+
+
+def new_entries(docs: list[tuple[str, ResultDocument]]) -> list[NewEntry]:
+    """Group documents by (runner size, commit) in the order given; one entry per direction."""
+    groups: dict[tuple[str, str], list[tuple[str, ResultDocument]]] = {}
+    for source, doc in docs:
+        groups.setdefault((doc.runner.key, doc.commit.id), []).append((source, doc))
+    out: list[NewEntry] = []
+    for (key, _), group in groups.items():
+        suites: dict[str, str] = {}
+        for source, doc in group:
+            if doc.suite in suites:
+                raise BadInput(
+                    source,
+                    "suite",
+                    f"one document per suite per run (also {suites[doc.suite]})",
+                    doc.suite,
+                )
+            suites[doc.suite] = source
+        commit = commit_object(group[0][1].commit)
+        for direction, tool in (("bigger", BIGGER_TOOL), ("smaller", SMALLER_TOOL)):
+            benches = merged_benchmarks(group, direction)
+            if benches:
+                entry = {"commit": commit, "date": 0, "tool": tool, "benches": benches}
+                out.append(NewEntry(key, entry_name(key, direction), entry))
+    return out
+
+
+def repo_url(commit_url: str) -> str:
+    """`https://host/owner/repo/commit/<id>` -> `https://host/owner/repo` (the action's repoUrl)."""
+    head, sep, _ = commit_url.rpartition("/commit/")
+    return head if sep else ""
+
+
+def apply(
+    parsed: DataJs | None, entries: list[NewEntry], now_ms: int | None = None
+) -> tuple[dict[str, Any], list[Outcome]]:
+    """`parsed` (None: no file yet) with `entries` appended; the data to write and what happened.
+
+    `date` is the time of recording, as the action's is, but never earlier than the entry before
+    it, so that every entry list stays ordered.
+    """
+    data = parsed.data if parsed is not None else empty()
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    outcomes: list[Outcome] = []
+    changed = False
+    for new in entries:
+        runs = data["entries"].setdefault(new.entry_name, [])
+        count = len(new.entry["benches"])
+        if any(run["commit"]["id"] == new.commit_id for run in runs):
+            outcomes.append(Outcome(new.runner_key, new.entry_name, new.commit_id, ALREADY, count))
+            continue
+        last = max((run["date"] for run in runs[-1:]), default=0)
+        entry = dict(new.entry, date=js_value(max(now, int(last))))
+        runs.append(entry)
+        changed = True
+        outcomes.append(Outcome(new.runner_key, new.entry_name, new.commit_id, APPENDED, count))
+        url = repo_url(entry["commit"]["url"])
+        if url and not data["repoUrl"]:
+            data["repoUrl"] = url
+    if changed:
+        data["lastUpdate"] = now
+    return data, outcomes
+
+
+def ensure_grows(before: dict[str, tuple[int, int]], after: dict[str, Any], source: str) -> None:
+    """Refuse to write `after` if any entry list has fewer entries or points than `before`."""
+    for name, (runs, points) in before.items():
+        now = after["entries"].get(name, [])
+        now_points = sum(len(run["benches"]) for run in now)
+        if len(now) < runs or now_points < points:
+            raise HistoryShrink(
+                f"{source}: refusing to write entries.{name} with {len(now)} entries / "
+                f"{now_points} points, fewer than the {runs} / {points} read: history only grows"
+            )

@@ -1,0 +1,143 @@
+"""A history in a local directory (`.bench/history/` for bench-local, or a gh-pages checkout).
+
+Layout (docs/conventions.md): `bench/<runner-key>/data.js`, one per runner size. Writers take an
+exclusive lock on the directory, read and check every file they will touch before writing any,
+and replace each file atomically: a refused append leaves every byte as it was.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from benchtrack.errors import BadInput
+from benchtrack.fsutil import atomic_write
+from benchtrack.history import format as fmt
+from benchtrack.history.append import NewEntry, Outcome, apply, ensure_grows
+from benchtrack.history.model import History, build_runner
+from benchtrack.history.validate import problems_in
+
+BENCH = "bench"
+DATA_JS = "data.js"
+KEY_RE = re.compile(r"^[a-z0-9._-]+$")
+
+
+class DirStore:
+    def __init__(self, root: str | Path, spec: str | None = None) -> None:
+        self.root = Path(root)
+        self.spec = spec or str(root)
+
+    def relpath(self, key: str) -> str:
+        return f"{BENCH}/{key}/{DATA_JS}"
+
+    def _check_root(self, *, creating: bool) -> None:
+        root = self.root
+        if not root.exists():
+            if creating:
+                return
+            raise BadInput(self.spec, None, "a history directory (it does not exist)")
+        if not root.is_dir():
+            raise BadInput(self.spec, None, "a history directory, got a file")
+        bench = root / BENCH
+        if bench.exists() and not bench.is_dir():
+            raise BadInput(self.spec, BENCH, "a directory of runner sizes, got a file")
+        if not bench.exists() and any(p.name != ".git" for p in root.iterdir()):
+            raise BadInput(
+                self.spec,
+                None,
+                f"a history directory: empty or holding {BENCH}/<runner>/{DATA_JS} "
+                f"(this one has other files and no {BENCH}/)",
+            )
+
+    def keys(self) -> list[str]:
+        """Runner keys that have a data.js, sorted."""
+        bench = self.root / BENCH
+        if not bench.is_dir():
+            return []
+        return sorted(p.parent.name for p in bench.glob(f"*/{DATA_JS}") if p.is_file())
+
+    def _load(self, key: str, *, for_write: bool) -> fmt.DataJs | None:
+        path = self.root / self.relpath(key)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as e:
+            raise BadInput(self._show(key), None, f"a readable data.js ({e.strerror})") from None
+        return fmt.parse(raw, self._show(key), for_write=for_write)
+
+    def _show(self, key: str) -> str:
+        """How errors name a file: the spec's view of it (`HISTORY/bench/<key>/data.js`)."""
+        return f"{self.spec.rstrip('/')}/{self.relpath(key)}"
+
+    def read(self) -> History:
+        self._check_root(creating=False)
+        runners = {}
+        for key in self.keys():
+            parsed = self._load(key, for_write=False)
+            assert parsed is not None
+            runners[key] = build_runner(key, parsed)
+            del parsed  # one file's parse tree at a time: bounds peak memory
+        return History(self.spec, runners)
+
+    def validate(self) -> list[str]:
+        """Every problem found, one line each (empty: the history is valid)."""
+        self._check_root(creating=False)
+        problems: list[str] = []
+        bench = self.root / BENCH
+        if bench.is_dir():
+            for child in sorted(bench.iterdir()):
+                if child.is_dir() and not KEY_RE.match(child.name):
+                    problems.append(
+                        f"{self.spec.rstrip('/')}/{BENCH}/{child.name}: expected a runner key "
+                        "slugged to [a-z0-9._-]"
+                    )
+        for key in self.keys():
+            try:
+                parsed = self._load(key, for_write=False)
+            except BadInput as e:
+                problems.append(str(e))
+                continue
+            assert parsed is not None
+            problems.extend(problems_in(parsed, key))
+        return problems
+
+    def append(self, entries: list[NewEntry], now_ms: int | None = None) -> list[Outcome]:
+        """Append `entries` (history.append.new_entries); nothing is written if any file is bad."""
+        self._check_root(creating=True)
+        self.root.mkdir(parents=True, exist_ok=True)
+        with self._locked():
+            by_key: dict[str, list[NewEntry]] = {}
+            for new in entries:
+                by_key.setdefault(new.runner_key, []).append(new)
+            for key in by_key:
+                if not KEY_RE.match(key):
+                    raise BadInput(self.spec, "runner", "a runner key slugged to [a-z0-9._-]", key)
+            loaded = {key: self._load(key, for_write=True) for key in by_key}  # check all first
+            outcomes: list[Outcome] = []
+            writes: list[tuple[Path, bytes]] = []
+            for key, news in by_key.items():
+                parsed = loaded[key]
+                before = parsed.counts() if parsed is not None else {}
+                data, done = apply(parsed, news, now_ms)
+                outcomes.extend(done)
+                if any(o.status == "appended" for o in done):
+                    ensure_grows(before, data, self._show(key))
+                    writes.append((self.root / self.relpath(key), fmt.dumps(data)))
+            for path, raw in writes:
+                atomic_write(path, raw)
+            return outcomes
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Serialise writers of this directory (two local runs at once): flock on the dir."""
+        fd = os.open(self.root, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)

@@ -1,0 +1,265 @@
+"""`data.js` as github-action-benchmark reads and writes it, byte for byte.
+
+The action loads `script.slice(PREFIX.length)` with JSON.parse and stores
+`PREFIX + JSON.stringify(data, null, 2)` (no trailing newline). We parse with orjson, check every
+field the action and our readers rely on, and serialise with orjson's 2-space indent, which equals
+JSON.stringify's layout and string escaping; only numbers differ (orjson writes `1.0`, `1e16`,
+`1e-6`), so floats whose JS spelling differs are replaced by their exact JS text first.
+
+A file that does not parse or has the wrong shape raises BadInput naming the file and the field:
+the action would silently start over from an empty history, and so must we never.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from benchtrack.errors import BadInput
+
+PREFIX = b"window.BENCHMARK_DATA = "
+BIGGER_TOOL = "customBiggerIsBetter"
+SMALLER_TOOL = "customSmallerIsBetter"
+SMALLER_SUFFIX = " (smaller is better)"
+_MAX_SAFE_INT = 2**53
+
+
+def js_number(value: float) -> str:
+    """`value` spelled as JavaScript's Number::toString (hence JSON.stringify) spells it.
+
+    Python's repr and JS both emit the shortest round-tripping digits; only the layout differs.
+
+    >>> [js_number(v) for v in (1.0, 0.5, 1e21, 1e-7, 0.000001, 123e18, -2.5e-9)]
+    ['1', '0.5', '1e+21', '1e-7', '0.000001', '123000000000000000000', '-2.5e-9']
+    """
+    if not math.isfinite(value):
+        return "null"
+    if value == 0:
+        return "0"
+    text = repr(value)
+    sign = ""
+    if text[0] == "-":
+        sign, text = "-", text[1:]
+    mantissa, _, exp = text.partition("e")
+    whole, _, frac = mantissa.partition(".")
+    if frac == "0":
+        frac = ""
+    digits = (whole + frac).lstrip("0")
+    # n: where the decimal point sits relative to the first significant digit (ECMA-262's n).
+    if whole != "0":
+        point = len(whole) + int(exp or 0)
+    else:
+        point = int(exp or 0) - (len(frac) - len(frac.lstrip("0")))
+    digits = digits.rstrip("0")
+    k = len(digits)
+    if k <= point <= 21:
+        out = digits + "0" * (point - k)
+    elif 0 < point <= 21:
+        out = f"{digits[:point]}.{digits[point:]}"
+    elif -6 < point <= 0:
+        out = "0." + "0" * -point + digits
+    else:
+        e = point - 1
+        out = f"{digits[0]}{'.' + digits[1:] if k > 1 else ''}e{'+' if e >= 0 else '-'}{abs(e)}"
+    return sign + out
+
+
+def js_value(value: Any) -> Any:
+    """A number orjson will print exactly as JSON.stringify does (int, float or raw Fragment)."""
+    if isinstance(value, float):
+        if value.is_integer():
+            return int(value) if abs(value) < _MAX_SAFE_INT else orjson.Fragment(js_number(value))
+        # orjson switches to exponents below 1e-5 where JS still writes 0.00000x.
+        return value if abs(value) >= 1e-4 else orjson.Fragment(js_number(value))
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _MAX_SAFE_INT:
+        return orjson.Fragment(js_number(float(value)))  # JSON.parse would round it so
+    return value
+
+
+def _js_tree(value: Any) -> Any:
+    """`js_value` applied to every number inside a small object (commits, unknown fields)."""
+    if isinstance(value, dict):
+        return {k: _js_tree(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_js_tree(v) for v in value]
+    return js_value(value)
+
+
+def dumps(data: dict[str, Any]) -> bytes:
+    """The bytes the action would write for `data` (which `parse` or `new_entry` produced)."""
+    return PREFIX + orjson.dumps(data, option=orjson.OPT_INDENT_2)
+
+
+def empty() -> dict[str, Any]:
+    return {"lastUpdate": 0, "repoUrl": "", "entries": {}}
+
+
+@dataclass
+class DataJs:
+    """A checked data.js: the action's object plus its benches flattened for fast readers.
+
+    `benches[spans[name][i][0]:spans[name][i][1]]` are the benches of `data["entries"][name][i]`.
+    """
+
+    source: str
+    data: dict[str, Any]
+    benches: list[dict[str, Any]]
+    spans: dict[str, list[tuple[int, int]]]
+
+    def counts(self) -> dict[str, tuple[int, int]]:
+        """Entries and points per entry name: what a writer must never shrink."""
+        return {
+            name: (len(spans), spans[-1][1] - spans[0][0] if spans else 0)
+            for name, spans in self.spans.items()
+        }
+
+
+def parse(raw: bytes, source: str, *, for_write: bool = False) -> DataJs:
+    """Check a data.js; BadInput naming the file and field if github-action-benchmark's format
+    is broken. `for_write` also normalises numbers so that `dumps` reproduces JSON.stringify.
+    """
+    if not raw.startswith(PREFIX):
+        if not raw.strip():
+            raise BadInput(source, None, "a data.js, the file is empty")
+        got = raw[: len(PREFIX)].decode("utf-8", "replace")
+        raise BadInput(source, None, f"a file starting with '{PREFIX.decode()}'", got)
+    try:
+        data = orjson.loads(raw[len(PREFIX) :])
+    except orjson.JSONDecodeError as e:
+        raise BadInput(
+            source, None, f"valid JSON after the prefix (truncated or broken: {e})"
+        ) from None
+    return check(data, source, for_write=for_write)
+
+
+def check(data: Any, source: str, *, for_write: bool = False) -> DataJs:
+    """Raise BadInput at the first field the action or our readers would trip on."""
+
+    def fail(where: str, expected: str, got: object = None) -> BadInput:
+        return BadInput(source, where, expected, got)
+
+    if not isinstance(data, dict):
+        raise fail("", "a JSON object {lastUpdate, repoUrl, entries}", type(data).__name__)
+    for key, kind in (("lastUpdate", "a number"), ("repoUrl", "a string"), ("entries", "object")):
+        if key not in data:
+            raise fail(key, f"{kind} (missing)")
+    if not _is_number(data["lastUpdate"]):
+        raise fail("lastUpdate", "a number (ms since the epoch)", data["lastUpdate"])
+    if not isinstance(data["repoUrl"], str):
+        raise fail("repoUrl", "a string", data["repoUrl"])
+    entries = data["entries"]
+    if not isinstance(entries, dict):
+        raise fail("entries", "an object of entry name -> list", type(entries).__name__)
+    flat: list[dict[str, Any]] = []
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for name, runs in entries.items():
+        if not isinstance(runs, list):
+            raise fail(f"entries.{name}", "a list of entries", type(runs).__name__)
+        bounds = spans[name] = []
+        for i, entry in enumerate(runs):
+            benches = _check_entry(entry, f"entries.{name}[{i}]", fail, for_write)
+            bounds.append((len(flat), len(flat) + len(benches)))
+            flat.extend(benches)
+    if not _benches_ok(flat):
+        _find_bad_bench(spans, flat, fail)  # raises with the exact field
+    if for_write:
+        _normalise_values(flat)
+    return DataJs(source, data, flat, spans)
+
+
+def _check_entry(entry: Any, where: str, fail: Any, for_write: bool) -> list[dict[str, Any]]:
+    if not isinstance(entry, dict):
+        raise fail(where, "an object {commit, date, tool, benches}", type(entry).__name__)
+    commit = entry.get("commit")
+    if not isinstance(commit, dict):
+        raise fail(f"{where}.commit", "an object", commit)
+    cid = commit.get("id")
+    if not isinstance(cid, str) or not cid:
+        raise fail(f"{where}.commit.id", "a commit id string", cid)
+    for key in ("message", "timestamp"):
+        if not isinstance(commit.get(key, ""), str):
+            raise fail(f"{where}.commit.{key}", "a string", commit[key])
+    url = commit.get("url", "")
+    if url is not None and not isinstance(url, str):
+        raise fail(f"{where}.commit.url", "a string", url)
+    date = entry.get("date")
+    if not _is_number(date):
+        raise fail(f"{where}.date", "a number (ms since the epoch)", date)
+    tool = entry.get("tool")
+    if not isinstance(tool, str) or not tool:
+        raise fail(f"{where}.tool", "a tool name string", tool)
+    benches = entry.get("benches")
+    if not isinstance(benches, list) or not benches:
+        raise fail(f"{where}.benches", "a non-empty list", benches)
+    if for_write:
+        for key, value in entry.items():
+            if key != "benches":
+                entry[key] = _js_tree(value)
+    return benches
+
+
+_BENCH_KEYS = frozenset({"name", "value", "unit", "range", "extra"})
+
+
+def _benches_ok(flat: list[Any]) -> bool:
+    """All benches well-formed? Checked column by column in C-speed passes (the fast path)."""
+    if not flat:
+        return True
+    if set(map(type, flat)) != {dict}:
+        return False
+    try:
+        names = [b["name"] for b in flat]
+        values = [b["value"] for b in flat]
+        units = [b["unit"] for b in flat]
+    except KeyError:
+        return False
+    if set(map(type, names)) != {str} or "" in set(names) or set(map(type, units)) != {str}:
+        return False
+    if not set(map(type, values)) <= {int, float}:
+        return False
+    if not all(set(map(type, (b.get(k, "") for b in flat))) == {str} for k in ("range", "extra")):
+        return False
+    floats = [v for v in values if type(v) is float]
+    return all(map(math.isfinite, floats))
+
+
+def _find_bad_bench(spans: dict[str, list[tuple[int, int]]], flat: list[Any], fail: Any) -> None:
+    for name, bounds in spans.items():
+        for i, (lo, hi) in enumerate(bounds):
+            for j, bench in enumerate(flat[lo:hi]):
+                where = f"entries.{name}[{i}].benches[{j}]"
+                if not isinstance(bench, dict):
+                    raise fail(where, "an object {name, value, unit}", bench)
+                name_ = bench.get("name")
+                if not isinstance(name_, str) or not name_:
+                    raise fail(f"{where}.name", "a non-empty string", name_)
+                if not _is_number(bench.get("value")):
+                    raise fail(f"{where}.value", "a number", bench.get("value"))
+                if not isinstance(bench.get("unit"), str):
+                    raise fail(f"{where}.unit", "a string", bench.get("unit"))
+                for key in ("range", "extra"):
+                    if key in bench and not isinstance(bench[key], str):
+                        raise fail(f"{where}.{key}", "a string", bench[key])
+    raise fail("entries", "well-formed benches")  # unreachable unless _benches_ok disagrees
+
+
+def _normalise_values(flat: list[dict[str, Any]]) -> None:
+    for bench in flat:
+        value = bench["value"]
+        if type(value) is not int or abs(value) > _MAX_SAFE_INT:
+            bench["value"] = js_value(value)
+        if len(bench) > 2 and not bench.keys() <= _BENCH_KEYS:  # other tools' fields: keep
+            for key, other in bench.items():
+                if key not in _BENCH_KEYS:
+                    bench[key] = _js_tree(other)
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    return isinstance(value, float) and math.isfinite(value)

@@ -1,0 +1,192 @@
+"""A history on a branch of a git remote (`git:<remote-url>#<branch>`, e.g. gh-pages).
+
+Every operation works in a private temporary clone (shallow: one commit of the branch). Appending
+fetches the tip, applies the append with the directory store's logic, commits and pushes; a push
+that loses a race (non-fast-forward) is retried on the new tip after an exponential backoff with
+full jitter, so N concurrent publishers lose nothing and duplicate nothing (a retried append of a
+commit that a rival already recorded becomes "already recorded"). A branch the remote lacks is
+created as an orphan. A remote that refuses the push outright (a hook, protection, permissions)
+ends at once with PublishFailed; so does running out of attempts. The inputs are never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from benchtrack.errors import BadInput, BenchtrackError
+from benchtrack.history.append import APPENDED, NewEntry, Outcome
+from benchtrack.history.dirstore import DirStore
+from benchtrack.history.model import History
+
+# Words git prints when the remote refused for a reason a retry will not change.
+_PERMANENT = ("hook declined", "permission", "denied", "authentication failed", "not found")
+
+
+class PublishFailed(BenchtrackError):
+    """The remote did not take the append (exit 2); nothing was lost, it can be re-run."""
+
+
+class GitStore:
+    def __init__(
+        self,
+        url: str,
+        branch: str,
+        *,
+        attempts: int = 10,
+        backoff: float = 0.5,
+        max_backoff: float = 8.0,
+    ) -> None:
+        self.url, self.branch = url, branch
+        self.spec = f"git:{url}#{branch}"
+        self.attempts, self.backoff, self.max_backoff = max(1, attempts), backoff, max_backoff
+        self.retries = 0  # pushes lost to a rival in the last append (for reports and tests)
+
+    # -- reading ---------------------------------------------------------------------------------
+    def read(self) -> History:
+        with self._checkout() as (work, exists):
+            if not exists:
+                return History(self.spec, {})
+            return DirStore(work, self.spec).read()
+
+    def validate(self) -> list[str]:
+        with self._checkout() as (work, exists):
+            return DirStore(work, self.spec).validate() if exists else []
+
+    def exists(self) -> bool:
+        return self._remote_has_branch(Path.cwd())
+
+    @contextmanager
+    def _checkout(self) -> Iterator[tuple[Path, bool]]:
+        with _tempdir() as work:
+            _git(work, "init", "-q")
+            exists = self._fetch(work)
+            yield work, exists
+
+    # -- writing ---------------------------------------------------------------------------------
+    def append(self, entries: list[NewEntry], now_ms: int | None = None) -> list[Outcome]:
+        self.retries = 0
+        with _tempdir() as work:
+            _git(work, "init", "-q")
+            last_error = ""
+            for attempt in range(self.attempts):
+                exists = self._fetch(work)
+                if exists:
+                    _git(work, "checkout", "-q", "-f", "--detach", "FETCH_HEAD")
+                else:  # first publish: an orphan branch with only the history in it
+                    _git(work, "checkout", "-q", "-f", "--orphan", f"benchtrack-{attempt}")
+                    _git(work, "read-tree", "--empty")
+                _git(work, "clean", "-q", "-f", "-d", "-x")
+                store = DirStore(work, self.spec)
+                outcomes = store.append(entries, now_ms)
+                written = sorted(
+                    {store.relpath(o.runner_key) for o in outcomes if o.status == APPENDED}
+                )
+                if not written:
+                    return outcomes  # everything already recorded: nothing to push
+                _git(work, "add", "--", *written)
+                _git(work, "commit", "-q", "-m", _message(outcomes))
+                pushed, last_error = self._push(work)
+                if pushed:
+                    return outcomes
+                if any(word in last_error.lower() for word in _PERMANENT):
+                    raise PublishFailed(self._refused(last_error, attempt + 1))
+                self.retries += 1
+                if attempt + 1 < self.attempts:  # full jitter: rivals spread out, no lockstep
+                    time.sleep(random.uniform(0, min(self.max_backoff, self.backoff * 2**attempt)))
+            raise PublishFailed(self._refused(last_error, self.attempts))
+
+    def _refused(self, stderr: str, attempts: int) -> str:
+        tail = " | ".join(line.strip() for line in stderr.strip().splitlines()[-3:])
+        return (
+            f"{self.spec}: the remote did not accept the history after {attempts} attempt(s): "
+            f"{tail or 'push failed'}; nothing was lost (the result documents are unchanged, "
+            "re-run the append)"
+        )
+
+    def _push(self, work: Path) -> tuple[bool, str]:
+        done = _run(work, "push", "-q", "origin", f"HEAD:refs/heads/{self.branch}")
+        return done.returncode == 0, done.stderr
+
+    # -- plumbing --------------------------------------------------------------------------------
+    def _remote_has_branch(self, work: Path) -> bool:
+        done = _run(work, "ls-remote", "--heads", self.url, f"refs/heads/{self.branch}")
+        if done.returncode != 0:
+            raise BadInput(self.spec, None, "a reachable git remote", done.stderr.strip())
+        return bool(done.stdout.strip())
+
+    def _fetch(self, work: Path) -> bool:
+        """Fetch the branch tip into FETCH_HEAD; False if the remote has no such branch."""
+        if not self._remote_has_branch(work):
+            return False
+        done = _run(work, "fetch", "-q", "--depth", "1", self.url, f"refs/heads/{self.branch}")
+        if done.returncode != 0:
+            if "couldn't find remote ref" in done.stderr:
+                return False  # deleted between ls-remote and fetch
+            raise BadInput(self.spec, None, "a fetchable branch", done.stderr.strip())
+        return True
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """`git:<url>#<branch>` -> (url, branch); the branch defaults to gh-pages."""
+    body = spec.removeprefix("git:")
+    url, sep, branch = body.rpartition("#")
+    if not sep:
+        url, branch = body, "gh-pages"
+    if not url or not branch:
+        raise BadInput(spec, None, "git:<remote-url>#<branch>, e.g. git:../repo.git#gh-pages")
+    return url, branch
+
+
+def _message(outcomes: list[Outcome]) -> str:
+    done = [o for o in outcomes if o.status == APPENDED]
+    commits = sorted({o.commit_id[:12] for o in done})
+    keys = sorted({o.runner_key for o in done})
+    return f"benchtrack: add results of {', '.join(commits)} on {', '.join(keys)}"
+
+
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "benchtrack",
+    "GIT_AUTHOR_EMAIL": "benchtrack@users.noreply.github.com",
+    "GIT_COMMITTER_NAME": "benchtrack",
+    "GIT_COMMITTER_EMAIL": "benchtrack@users.noreply.github.com",
+}
+
+
+def _env() -> dict[str, str]:
+    env = {**_IDENTITY, **os.environ}  # the caller's identity wins when it has one
+    env["GIT_TERMINAL_PROMPT"] = "0"  # fail instead of asking for credentials
+    return env
+
+
+def _run(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-C", str(work), "-c", "commit.gpgsign=false", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_env(),
+    )
+
+
+def _git(work: Path, *args: str) -> str:
+    done = _run(work, *args)
+    if done.returncode != 0:
+        raise BenchtrackError(f"git {' '.join(args)} failed in {work}: {done.stderr.strip()}")
+    return done.stdout
+
+
+@contextmanager
+def _tempdir() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="benchtrack-git-"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
