@@ -85,7 +85,8 @@ sub measure_throughput {
         push @samples, $n * $bench->{tasks} / $elapsed;
         push @iterations, $n;
     }
-    return { samples => \@samples, iterations => \@iterations };
+    # The AnyEvent backend behind Coro::Timer decides how long a short sleep really takes.
+    return { samples => \@samples, iterations => \@iterations, event_loop => $AnyEvent::MODEL };
 }
 
 # RSS: one freshly exec'd perl per sample.
@@ -167,7 +168,7 @@ sub main {
 sub run {
     my ($o, @selected) = @_;
     my $progress = !$o->{quiet};
-    my (@benchmarks, @errors);
+    my (@benchmarks, @errors, $event_loop);
     my $t_start = Time::HiRes::time();
     my $i = 0;
     for my $bench (@selected) {
@@ -186,6 +187,7 @@ sub run {
             next;
         }
         my $v = $res->{value};
+        $event_loop //= $v->{event_loop};
         my %params = %{ $bench->{params} };
         $params{iterations} = median(@{ $v->{iterations} }) if $v->{iterations};
         $params{baseline_kb} = $v->{baseline_kb} if defined $v->{baseline_kb};
@@ -199,7 +201,7 @@ sub run {
     my $doc = {
         schema => 'benchtrack.perl/1',
         created => POSIX::strftime('%Y-%m-%dT%H:%M:%SZ', gmtime),
-        env => environment(%$o),
+        env => { %{ environment(%$o) }, ($event_loop ? (event_loop => $event_loop) : ()) },
         benchmarks => \@benchmarks,
         errors => \@errors,
     };
