@@ -51,6 +51,8 @@ def check_output(path: Path, measured: bool) -> tuple[list[dict], list[dict], st
 def main(argv: list[str]) -> int:
     pattern = os.environ.get("BENCH_FILTER", "")
     extra = list(argv)
+    if extra[:1] == ["--"]:  # cargo make bench-python -- FILTER passes the "--" along
+        extra.pop(0)
     if extra and not extra[0].startswith("-"):
         pattern = extra.pop(0)
     if pattern:
@@ -58,6 +60,14 @@ def main(argv: list[str]) -> int:
             re.compile(pattern)
         except re.error as err:
             return fail(2, f"filter {pattern!r} is not a regular expression: {err}")
+
+    try:
+        from asyncio_patterns.params import bench_profile, bench_threads
+
+        profile, threads = bench_profile().profile, bench_threads()
+    except ValueError as err:
+        return fail(2, str(err))
+    print(f"bench-python: profile {profile}, {threads} thread(s)", file=sys.stderr)
 
     raw = Path(os.environ.get("BENCH_RAW") or ROOT / "target" / "bench" / "raw")
     out = raw / "python" / "pytest.json"
@@ -89,7 +99,7 @@ def main(argv: list[str]) -> int:
 
     if code in (4, 5):
         out.unlink(missing_ok=True)
-        why = "no benchmark was collected" if code == 5 else "pytest refused the arguments"
+        why = "no benchmark was collected" if code == 5 else "usage error (see above)"
         return fail(2, f"{why} (filter {pattern or '-'}, args {extra or '-'})")
     measured = "--benchmark-disable" not in extra
     benchmarks, errors, problem = check_output(out, measured)

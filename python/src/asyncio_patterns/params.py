@@ -33,14 +33,14 @@ class Sizes:
 
 QUICK = Sizes(
     profile="quick",
-    sleep=0.02,
+    sleep=0.04,
     sleeps=3,
     files=10,
     file_bytes=2 * MIB,
     sigma_n=10**6,
     sigma_times=3,
     sleep0_every=1000,
-    mix_sleep=0.1,
+    mix_sleep=0.2,
     mix_sigma_n=10**5,
     rounds=10,
 )
