@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 
 from benchtrack import detect
-from benchtrack.detect.method import Config
+from benchtrack.detect.config import Config
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput
 
 NAME = "detect"
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"benchtrack detect: note: {note}", file=sys.stderr)
     for s in report.skipped:
         print(f"benchtrack detect: {s['runner']} {s['series']}: {s['reason']}", file=sys.stderr)
-    md = detect.render.markdown(report.changes, report.new, skipped=len(report.skipped))
+    md = detect.markdown(report.changes, report.new, skipped=len(report.skipped))
     if args.summary:
         with args.summary.open("a", encoding="utf-8") as f:
             f.write(md + "\n")
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.markdown:
         print(md)
     else:
-        detect.render.table(report.changes, report.new)
+        detect.table(report.changes, report.new)
     if args.fail_on_new_regression and any(c.regression for c in report.new):
         return EXIT_REGRESSION
     return EXIT_OK

@@ -1,129 +1,58 @@
 """Change-point detection over main's history (issue 10): `benchtrack detect`, and `run()` for
 bench-local.
 
+    from benchtrack import detect
     all_changes, new_changes = detect.run(".bench/history", write=True)
-    print(detect.render.markdown(all_changes, new_changes))
+    print(detect.markdown(all_changes, new_changes))   # or detect.table(...) for a terminal
 
 series.py reads the history into series, method.py finds the steps of one series, publish.py keeps
-`bench/changes.json` (with first-seen times), render.py shows them.
+`bench/changes.json` (with first-seen times), render.py shows them, pipeline.py ties them up.
+Everything here imports lazily: scipy and ruptures take seconds to import on a busy runner, and
+`benchtrack --help` should not pay for them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from benchtrack.detect import render
-from benchtrack.detect.method import Config, find_steps
-from benchtrack.detect.publish import FILENAME, Change, document, merge_first_seen, read_previous
-from benchtrack.detect.publish import now_iso as _now
-from benchtrack.detect.publish import write as _write
-from benchtrack.detect.series import Series, load_series
+from benchtrack.detect.config import Config
 
-__all__ = ["Change", "Config", "Report", "analyse", "changes_path", "render", "run"]
+if TYPE_CHECKING:
+    from benchtrack.detect.pipeline import Report
+    from benchtrack.detect.publish import Change
 
-
-@dataclass
-class Report:
-    changes: list[Change] = field(default_factory=list)  # newest first, first_seen filled in
-    new: list[Change] = field(default_factory=list)
-    skipped: list[dict[str, Any]] = field(default_factory=list)  # series too short to judge
-    series: int = 0
-    notes: list[str] = field(default_factory=list)  # duplicates, dropped values, date inversions
-    document: dict[str, Any] = field(default_factory=dict)
-
-
-def is_regression(direction: str, change: float) -> bool:
-    return change > 0 if direction == "smaller" else change < 0
-
-
-def changes_of(s: Series, config: Config) -> list[Change]:
-    values = [p.value for p in s.points]
-    out = []
-    for step in find_steps(values, config):
-        p = s.points[step.index]
-        out.append(
-            Change(
-                series=s.name,
-                runner=s.runner,
-                commit=p.commit,
-                date=p.date,
-                message=p.message,
-                url=p.url,
-                index=step.index,
-                before=step.before,
-                after=step.after,
-                change=step.change,
-                direction=s.direction,
-                regression=is_regression(s.direction, step.change),
-                significance=step.pvalue,
-                unit=s.unit,
-            )
-        )
-    return out
-
-
-def changes_path(history: str | Path) -> Path | None:
-    """Where a directory history keeps its changes.json (None for a git ref: pass `out`)."""
-    root = Path(history)
-    if not root.is_dir():
-        return None
-    return root / "bench" / FILENAME if (root / "bench").is_dir() else root / FILENAME
-
-
-def analyse(
-    history: str | Path,
-    config: Config | None = None,
-    *,
-    out: str | Path | None = None,
-    write: bool = False,
-    now: str | None = None,
-) -> Report:
-    """Detect every series' change points; compare with the previous changes.json at `out`
-    (default: beside the history) and, if `write`, replace it with the merged result."""
-    config = config or Config()
-    now = now or _now()
-    report = Report()
-    current: list[Change] = []
-    for s in load_series(history):
-        report.series += 1
-        if s.duplicates:
-            report.notes.append(
-                f"{s.runner} {s.name}: {s.duplicates} repeated commits (kept the last)"
-            )
-        if s.dropped:
-            report.notes.append(f"{s.runner} {s.name}: {s.dropped} unusable values ignored")
-        if s.date_inversions:
-            report.notes.append(
-                f"{s.runner} {s.name}: {s.date_inversions} dates out of order (history order used)"
-            )
-        if len(s.points) < config.min_points:
-            report.skipped.append(
-                {
-                    "series": s.name,
-                    "runner": s.runner,
-                    "points": len(s.points),
-                    "reason": f"too short to judge: {len(s.points)} points,"
-                    f" need {config.min_points}",
-                }
-            )
-            continue
-        current.extend(changes_of(s, config))
-    path = Path(out) if out is not None else changes_path(history)
-    previous = read_previous(path) if path is not None else []
-    report.changes, report.new = merge_first_seen(current, previous, now)
-    report.document = document(report.changes, report.skipped, config, now)
-    if write:
-        if path is None:
-            raise ValueError("write=True needs `out` for a history that is not a directory")
-        _write(path, report.document)
-    return report
+__all__ = ["Config", "analyse", "changes_path", "markdown", "run", "table"]
 
 
 def run(
     history: str | Path, *, write: bool = False, config: Config | None = None
 ) -> tuple[list[Change], list[Change]]:
-    """(all change points, those new since the previous write) — the bench-local entry point."""
-    report = analyse(history, config, write=write)
-    return report.changes, report.new
+    """(all change points newest first, those new since the previous write)."""
+    from benchtrack.detect import pipeline
+
+    return pipeline.run(history, write=write, config=config)
+
+
+def analyse(history: str | Path, config: Config | None = None, **kwargs: Any) -> Report:
+    from benchtrack.detect import pipeline
+
+    return pipeline.analyse(history, config, **kwargs)
+
+
+def changes_path(history: str | Path) -> Path | None:
+    from benchtrack.detect import pipeline
+
+    return pipeline.changes_path(history)
+
+
+def markdown(all_changes: list[Change], new_changes: list[Change], **kwargs: Any) -> str:
+    from benchtrack.detect import render
+
+    return render.markdown(all_changes, new_changes, **kwargs)
+
+
+def table(all_changes: list[Change], new_changes: list[Change], **kwargs: Any) -> None:
+    from benchtrack.detect import render
+
+    render.table(all_changes, new_changes, **kwargs)

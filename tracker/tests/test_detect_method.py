@@ -1,0 +1,66 @@
+"""The detector on series with known steps, on flat noisy series, and on degenerate ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchtrack.detect.config import Config
+from benchtrack.detect.method import find_steps
+
+
+def noisy(levels: list[tuple[int, float]], sigma: float, seed: int) -> np.ndarray:
+    """Piecewise-constant throughput (n points at each level), multiplicative normal noise."""
+    base = np.concatenate([np.full(n, level) for n, level in levels])
+    return base * np.exp(np.random.default_rng(seed).normal(0, sigma, len(base)))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_known_steps_are_found_at_their_exact_commits(seed):
+    # a 8% loss at point 25 and a 6% gain at point 55, with 1% noise
+    values = noisy([(25, 1000.0), (30, 920.0), (25, 975.2)], 0.01, seed)
+    steps = find_steps(values)
+    assert [s.index for s in steps] == [25, 55]
+    assert steps[0].change == pytest.approx(-0.08, abs=0.01)
+    assert steps[1].change == pytest.approx(0.06, abs=0.01)
+    assert all(s.pvalue < 1e-6 for s in steps)
+    assert steps[0].before == pytest.approx(1000, rel=0.01)
+    assert steps[0].after == pytest.approx(920, rel=0.01)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_flat_noisy_series_has_no_change_points(seed):
+    values = noisy([(120, 5e8)], 0.02, seed)
+    # a few outliers of the kind a busy runner produces
+    values[[17, 60, 61, 99]] *= [0.85, 1.12, 0.9, 0.8]
+    assert find_steps(values) == []
+
+
+def test_same_series_gives_same_change_points_every_time():
+    values = noisy([(40, 100.0), (40, 94.0)], 0.015, 3)
+    first = find_steps(values)
+    assert first and all(find_steps(values.copy()) == first for _ in range(3))
+
+
+def test_a_step_below_the_minimum_effect_is_not_reported():
+    values = noisy([(40, 100.0), (40, 98.0)], 0.002, 1)  # 2%: significant, but small
+    assert find_steps(values, Config(min_effect=0.03)) == []
+    assert [s.index for s in find_steps(values, Config(min_effect=0.01))] == [40]
+
+
+def test_too_short_a_series_gives_nothing():
+    assert find_steps([100.0, 50.0, 100.0, 50.0, 100.0], Config(min_segment=4)) == []
+
+
+def test_constant_series_with_a_clean_step():
+    values = [10.0] * 12 + [12.0] * 12
+    steps = find_steps(values)
+    assert [(s.index, round(s.change, 6), s.pvalue) for s in steps] == [(12, 0.2, 0.0)]
+    assert find_steps([10.0] * 30) == []
+
+
+def test_a_step_needs_min_segment_points_after_it():
+    values = noisy([(40, 100.0), (3, 80.0)], 0.01, 0)
+    assert find_steps(values, Config(min_segment=4)) == []
+    values = noisy([(40, 100.0), (4, 80.0)], 0.01, 0)
+    assert [s.index for s in find_steps(values, Config(min_segment=4))] == [40]
