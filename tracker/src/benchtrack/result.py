@@ -42,8 +42,12 @@ SUITE_RE = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
 
 
 def slug(text: str) -> str:
-    """Lowercase `text` and replace every run of characters outside [a-z0-9._-] with `-`."""
-    return re.sub(r"[^a-z0-9._-]+", "-", text.lower()).strip("-")
+    """Lowercase `text`, turn every run of characters outside [a-z0-9._] into one `-`.
+
+    >>> slug("Ubuntu Latest (x86)-16cpu")
+    'ubuntu-latest-x86-16cpu'
+    """
+    return re.sub(r"[^a-z0-9._]+", "-", text.lower()).strip("-")
 
 
 @dataclass(frozen=True)
