@@ -10,6 +10,7 @@ VARIANTS = {
     "sequential": http.multi_sleep_requests,
     "awaited": http.async_multi_sleep_requests_awaited,
     "gather": http.async_multi_sleep_requests,
+    "gather_shared_session": http.async_multi_sleep_requests_shared,
 }
 MIX_VARIANTS = {"sequential": mixed.mix_http_cpu, "gather": mixed.async_mix_http_cpu}
 

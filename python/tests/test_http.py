@@ -12,6 +12,7 @@ def test_every_variant_returns_what_urllib_returns(http_server):
     assert expected == [200, 200, 200]
     assert run(http.async_multi_sleep_requests_awaited, url, PERIODS) == expected
     assert run(http.async_multi_sleep_requests, url, PERIODS) == expected
+    assert run(http.async_multi_sleep_requests_shared, url, PERIODS) == expected
 
 
 @pytest.mark.parametrize(
@@ -20,8 +21,9 @@ def test_every_variant_returns_what_urllib_returns(http_server):
         (lambda url: http.multi_sleep_requests(url, PERIODS), 1),
         (lambda url: run(http.async_multi_sleep_requests_awaited, url, PERIODS), 1),
         (lambda url: run(http.async_multi_sleep_requests, url, PERIODS), 3),
+        (lambda url: run(http.async_multi_sleep_requests_shared, url, PERIODS), 3),
     ],
-    ids=["sequential", "awaited", "gather"],
+    ids=["sequential", "awaited", "gather", "gather_shared_session"],
 )
 def test_only_gather_overlaps_requests_at_the_server(http_server, variant, peak):
     server.reset_stats(http_server.url)
@@ -38,6 +40,8 @@ def test_nothing_leaves_loopback(url):
         http.sleep_request(url, 0)
     with pytest.raises(ValueError):
         run(http.async_sleep_request, url, 0)
+    with pytest.raises(ValueError):
+        run(http.async_multi_sleep_requests_shared, url, [0])
 
 
 def test_loopback_urls_are_accepted():

@@ -64,3 +64,16 @@ async def async_multi_sleep_requests_awaited(url: str, periods: list[float]) -> 
 async def async_multi_sleep_requests(url: str, periods: list[float]) -> list[int]:
     """aiohttp, all requests at once with ``asyncio.gather`` (the seed's async version)."""
     return list(await asyncio.gather(*(async_sleep_request(url, p) for p in periods)))
+
+
+async def async_multi_sleep_requests_shared(url: str, periods: list[float]) -> list[int]:
+    """aiohttp + gather over one shared ``ClientSession`` (aiohttp's recommended use)."""
+    check_url(url)
+
+    async def one(session: aiohttp.ClientSession, period: float) -> int:
+        async with session.get(f"{url}/sleep", params={"period": repr(period)}) as response:
+            await response.read()
+            return response.status
+
+    async with aiohttp.ClientSession() as session:
+        return list(await asyncio.gather(*(one(session, p) for p in periods)))
