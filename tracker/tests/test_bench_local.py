@@ -1,0 +1,124 @@
+"""bench-local end to end in a scratch repository. The suites are stood in for by a small script
+that writes the captured real harness output (fixtures/) where each suite writes it; everything
+after that (progress, ingest, comparison, .bench/last, history, pinning) is the real thing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from benchtrack.cli import main
+from benchtrack.result import ResultDocument
+from benchtrack.runner import affinity_cpus
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+SUITE_SCRIPT = """
+import os, shutil, sys
+from pathlib import Path
+suite, fixtures = sys.argv[1], Path(sys.argv[2])
+Path("affinity-" + suite).write_text(str(len(os.sched_getaffinity(0))))
+if os.environ.get("FAIL_SUITE") == suite:
+    print("boom: the suite crashed", file=sys.stderr)
+    sys.exit(1)
+raw = Path("target/bench/raw")
+if suite == "rust":
+    shutil.copytree(fixtures / "criterion", raw / "rust")
+else:
+    name = {"python": "pytest", "perl": "perl"}[suite]
+    (raw / suite).mkdir(parents=True, exist_ok=True)
+    shutil.copy(fixtures / name / f"{name}.json", raw / suite / f"{name}.json")
+print("measured", suite, "profile", os.environ.get("BENCH_PROFILE"))
+"""
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for key in ("BENCHTRACK_RUNNER_LABEL", "BENCHTRACK_RUNNER_CPUS", "GITHUB_SHA", "NO_COLOR"):
+        monkeypatch.delenv(key, raising=False)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}  # fmt: skip
+    subprocess.run(["git", "init", "-q"], check=True)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "first"], check=True, env=env)
+    (tmp_path / "suite.py").write_text(textwrap.dedent(SUITE_SCRIPT))
+    return tmp_path
+
+
+def bench_local(*args: str) -> int:
+    command = f"{sys.executable} suite.py {{suite}} {FIXTURES}"
+    return main(["bench-local", "--raw-command", command, *args])
+
+
+def test_first_run_then_compare_with_it(repo, capsys):
+    key = f"local-{affinity_cpus()}cpu"
+    assert bench_local() == 0
+    out = capsys.readouterr().out
+    assert out.count("no previous local run") == 3
+    for suite in ("rust", "python", "perl"):
+        doc = ResultDocument.load(repo / "target/bench/results" / f"{suite}.json")
+        assert doc.runner.key == key and doc.benchmarks and not doc.errors
+        assert (repo / ".bench/last" / key / f"{suite}.json").is_file()
+        assert "profile quick" in (repo / "target/bench/logs" / key / f"{suite}.log").read_text()
+    data_js = repo / ".bench/history/bench" / key / "data.js"
+    assert data_js.read_text().startswith("window.BENCHMARK_DATA")
+    assert "dashboard:" in out or "not built" in out
+
+    assert bench_local("--suite", "perl,rust", "--profile", "full") == 0
+    out = capsys.readouterr().out
+    assert "no previous local run" not in out
+    assert "unchanged" in out and "regressed" not in out
+    assert "profile full" in (repo / "target/bench/logs" / key / "perl.log").read_text()
+
+
+def test_a_failing_suite_is_reported_and_the_others_run(repo, capsys, monkeypatch):
+    monkeypatch.setenv("FAIL_SUITE", "python")
+    assert bench_local() == 3
+    out = capsys.readouterr().out
+    python = ResultDocument.load(repo / "target/bench/results/python.json")
+    assert not python.benchmarks and python.errors[0].name == "python/run"
+    assert "exited 1" in python.errors[0].message
+    assert "python on" in out and "failed" in out
+    assert ResultDocument.load(repo / "target/bench/results/rust.json").benchmarks
+    assert ResultDocument.load(repo / "target/bench/results/perl.json").benchmarks
+
+
+def test_pinned_runs_are_their_own_runner_size(repo, capsys):
+    assert bench_local("--cpus", "1", "--suite", "perl") == 0
+    assert (repo / "affinity-perl").read_text() == "1"
+    doc = ResultDocument.load(repo / "target/bench/results/perl.json")
+    assert doc.runner.key == "local-1cpu" and doc.runner.cpus == 1
+    assert (repo / ".bench/history/bench/local-1cpu/data.js").is_file()
+
+
+def test_filter_reaches_the_harness_and_skips_history(repo, capsys):
+    script = repo / "suite.py"
+    script.write_text(script.read_text() + "\nprint('filter', os.environ.get('BENCH_FILTER'))\n")
+    assert bench_local("--suite", "perl", "--filter", "rss") == 0
+    key = f"local-{affinity_cpus()}cpu"
+    assert "filter rss" in (repo / "target/bench/logs" / key / "perl.log").read_text()
+    assert "history: not appended" in capsys.readouterr().out
+    assert not (repo / ".bench/history/bench").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [(["--suite", "go"], "--suite"), (["--cpus", "0"], "--cpus"), (["--cpus", "999"], "up to")],
+)
+def test_bad_options_exit_2_before_running(repo, capsys, args, expected):
+    assert bench_local(*args) == 2
+    assert expected in capsys.readouterr().err
+    assert not (repo / "target").exists()
+
+
+def test_json_report(repo, capsys):
+    assert bench_local("--suite", "perl", "--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["suites"][0]["suite"] == "perl"
+    assert {b["verdict"] for b in report["suites"][0]["benchmarks"]} == {"new"}

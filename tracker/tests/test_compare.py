@@ -1,0 +1,198 @@
+"""stats.compare_samples verdicts and `benchtrack compare` (exit codes, runner sizes, new/removed)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchtrack import stats
+from benchtrack.cli import main
+from benchtrack.compare import compare_documents
+from benchtrack.result import Benchmark, ResultDocument, Runner
+
+
+def noisy(center: float, n: int = 30, spread: float = 0.01, seed: int = 1) -> np.ndarray:
+    return np.random.default_rng(seed).normal(center, center * spread, n)
+
+
+@pytest.mark.parametrize(
+    ("head_center", "bigger", "verdict"),
+    [
+        (90, True, stats.REGRESSED),  # throughput -10 %
+        (110, True, stats.IMPROVED),
+        (90, False, stats.IMPROVED),  # memory -10 % is better
+        (110, False, stats.REGRESSED),
+        (102, True, stats.UNCHANGED),  # real but below the 5 % threshold
+        (100, True, stats.UNCHANGED),
+    ],
+)
+def test_verdicts_are_direction_aware(head_center, bigger, verdict):
+    change = stats.compare_samples(noisy(100), noisy(head_center, seed=2), bigger_is_better=bigger)
+    assert change.verdict == verdict
+    assert change.ratio == pytest.approx(head_center / 100, rel=0.02)
+    assert change.ratio_ci[0] <= change.ratio <= change.ratio_ci[1]
+
+
+def test_too_noisy_is_inconclusive_not_a_guess():
+    base, head = noisy(100, n=5, spread=0.2), noisy(93, n=5, spread=0.2, seed=3)
+    change = stats.compare_samples(base, head)
+    assert change.verdict == stats.INCONCLUSIVE and not change.significant
+
+
+def test_threshold_decides_between_unchanged_and_regressed():
+    base, head = noisy(100), noisy(96, seed=2)
+    assert stats.compare_samples(base, head).verdict == stats.UNCHANGED
+    assert stats.compare_samples(base, head, threshold=0.02).verdict == stats.REGRESSED
+
+
+def test_same_inputs_same_answer():
+    a, b = noisy(100, n=7), noisy(97, n=7, seed=5)
+    assert stats.compare_samples(a, b) == stats.compare_samples(a, b)
+
+
+def test_median_ci_contains_the_median():
+    value, (lo, hi) = stats.median_ci([5.0, 1.0, 4.0, 2.0, 3.0])
+    assert value == 3.0 and 1.0 <= lo <= 3.0 <= hi <= 5.0
+
+
+# --- documents and the command -----------------------------------------------------------------
+
+
+def base_doc() -> ResultDocument:
+    from test_result import GOOD as DOC  # the reference document of contract 1
+
+    data = json.loads(json.dumps(DOC))
+    data["errors"] = []
+    for b in data["benchmarks"]:
+        b["samples"] = [float(x) for x in noisy(b["value"], n=10)]
+        b["ci"] = [min(b["samples"]), max(b["samples"])]
+        b["value"] = float(np.median(b["samples"]))
+    return ResultDocument.from_dict(data, "base")
+
+
+def scaled(doc: ResultDocument, name: str, factor: float) -> ResultDocument:
+    def scale(b: Benchmark) -> Benchmark:
+        if b.name != name:
+            return b
+        return dataclasses.replace(
+            b,
+            value=b.value * factor,
+            ci=(b.ci[0] * factor, b.ci[1] * factor),
+            samples=tuple(s * factor for s in b.samples),
+        )
+
+    return dataclasses.replace(doc, benchmarks=tuple(scale(b) for b in doc.benchmarks))
+
+
+def write(tmp_path: Path, name: str, doc: ResultDocument) -> Path:
+    path = tmp_path / name
+    doc.dump(path)
+    return path
+
+
+def test_regression_exits_1_and_is_named(tmp_path, capsys):
+    base = base_doc()
+    head = scaled(base, "rust/streams/async_next", 0.8)
+    code = main(
+        [
+            "compare",
+            str(write(tmp_path, "b.json", base)),
+            str(write(tmp_path, "h.json", head)),
+            "--json",
+        ]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and report["regressed"]
+    verdicts = {b["name"]: b["verdict"] for b in report["suites"][0]["benchmarks"]}
+    assert verdicts == {"rust/streams/async_next": "regressed", "rust/rss/walk/1000": "unchanged"}
+
+
+def test_memory_growth_is_a_regression(tmp_path, capsys):
+    base = base_doc()
+    head = scaled(base, "rust/rss/walk/1000", 1.3)
+    code = main(
+        ["compare", str(write(tmp_path, "b.json", base)), str(write(tmp_path, "h.json", head))]
+    )
+    assert code == 1
+    assert "regressed" in capsys.readouterr().out
+
+
+def test_improvement_and_no_change_exit_0(tmp_path, capsys):
+    base = base_doc()
+    head = scaled(base, "rust/streams/async_next", 1.25)
+    assert (
+        main(
+            ["compare", str(write(tmp_path, "b.json", base)), str(write(tmp_path, "h.json", head))]
+        )
+        == 0
+    )
+    assert "improved" in capsys.readouterr().out
+
+
+def test_different_runner_sizes_are_refused(tmp_path, capsys):
+    base = base_doc()
+    head = dataclasses.replace(base, runner=dataclasses.replace(base.runner, cpus=2))
+    code = main(
+        ["compare", str(write(tmp_path, "b.json", base)), str(write(tmp_path, "h.json", head))]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "runner: expected the runner size of" in err and "ubuntu-latest-4cpu" in err
+    assert "ubuntu-latest-2cpu" in err
+
+
+def test_new_removed_and_failed(tmp_path):
+    base = base_doc()
+    renamed = dataclasses.replace(base.benchmarks[0], name="rust/streams/async_next_v2")
+    head = dataclasses.replace(
+        base,
+        benchmarks=(renamed,),
+        errors=(_error("rust/rss/walk/1000"),),
+    )
+    result = compare_documents(base, head)
+    assert {r.name: r.verdict for r in result.rows} == {
+        "rust/streams/async_next": "removed",
+        "rust/streams/async_next_v2": "new",
+        "rust/rss/walk/1000": "failed",
+    }
+    code = main(
+        ["compare", str(write(tmp_path, "b.json", base)), str(write(tmp_path, "h.json", head))]
+    )
+    assert code == 3  # a benchmark failed to run: it could hide a regression
+
+
+def _error(name: str):
+    from benchtrack.result import BenchError
+
+    return BenchError(name, "panicked at walk.rs:1")
+
+
+def test_directories_pair_documents_by_suite(tmp_path, capsys):
+    base = base_doc()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "h").mkdir()
+    write(tmp_path / "b", "rust.json", base)
+    write(tmp_path / "h", "rust.json", scaled(base, "rust/streams/async_next", 0.5))
+    assert main(["compare", str(tmp_path / "b"), str(tmp_path / "h"), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["suites"][0]["suite"] == "rust"
+
+
+@pytest.mark.parametrize("threshold", ["abc", "-5", "150"])
+def test_bad_threshold_is_usage_error(tmp_path, threshold, capsys):
+    path = write(tmp_path, "b.json", base_doc())
+    with pytest.raises(SystemExit) as caught:
+        main(["compare", str(path), str(path), "--threshold", threshold])
+    assert caught.value.code == 2
+
+
+def test_first_run_has_only_new_benchmarks():
+    result = compare_documents(None, base_doc())
+    assert {r.verdict for r in result.rows} == {"new"} and not result.regressed
+
+
+def test_runner_key_is_the_comparison_key():
+    assert Runner("ubuntu-latest", 4, "", "", "").key == base_doc().runner.key
