@@ -1,4 +1,4 @@
-"""stats.compare_samples verdicts and `benchtrack compare` (exit codes, runner sizes, new/removed)."""
+"""stats.compare_samples verdicts and benchtrack compare: exit codes, runner sizes, new, removed."""
 
 from __future__ import annotations
 
