@@ -14,7 +14,17 @@ import importlib
 from types import ModuleType
 
 # Module names under benchtrack.commands, in --help order.
-COMMANDS: list[str] = ["ingest", "site", "matrix", "detect"]
+COMMANDS: list[str] = [
+    "ingest",
+    "export",
+    "append",
+    "validate_history",
+    "compare",
+    "bench_local",
+    "site",
+    "matrix",
+    "detect",
+]
 
 
 def load() -> list[ModuleType]:
