@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -137,7 +138,7 @@ def test_unusable_values_are_dropped(tmp_path):
     a = levels(30, None, 1.0, 9)
     runs = [run_entry(i, {"rust/g/a": a[i]}) for i in range(30)]
     runs[7]["benches"][0]["value"] = 0
-    runs[8]["benches"][0]["value"] = None
+    runs[8]["benches"][0]["value"] = -1.5
     [s] = load_series(write_history(tmp_path, {RUNNER: runs}))
     assert s.dropped == 2 and len(s.points) == 28
 
@@ -227,3 +228,20 @@ def test_run_returns_all_and_new_for_bench_local(tmp_path):
     assert [c.commit for c in all_changes] == [c.commit for c in new_changes] == [sha(30)]
     assert detect.run(root, write=True)[1] == []
     assert "0 new since the previous run" in detect.markdown(*detect.run(root))
+
+
+def test_history_on_a_branch_of_this_repository(tmp_path, monkeypatch):
+    repo = tmp_path / "repo"
+    stepped_history(repo)
+    ident = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t"}
+    for k, v in {**ident, "GIT_COMMITTER_EMAIL": "t@x"}.items():
+        monkeypatch.setenv(k, v)
+    for cmd in (["init", "-q", "-b", "gh-pages"], ["add", "bench"], ["commit", "-qm", "h"]):
+        subprocess.run(["git", "-C", str(repo), *cmd], check=True)
+    (repo / "bench" / RUNNER / "data.js").unlink()  # only the branch has it now
+    monkeypatch.chdir(repo)
+    [c] = detect.analyse("gh-pages", out=tmp_path / "changes.json", write=True).changes
+    assert c.commit == sha(30)
+    assert json.loads((tmp_path / "changes.json").read_text())["changes"][0]["commit"] == sha(30)
+    with pytest.raises(BadInput, match="a branch of this repository"):
+        detect.analyse("no-such-branch")
