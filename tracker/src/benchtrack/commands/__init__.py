@@ -24,6 +24,7 @@ COMMANDS: list[str] = [
     "site",
     "matrix",
     "detect",
+    "gate",
 ]
 
 

@@ -1,0 +1,134 @@
+"""`benchtrack gate --base REF [--head REF]`: the PR check, base and head interleaved here."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from pathlib import Path
+
+import orjson
+from rich.console import Console
+
+from benchtrack.errors import BadInput
+from benchtrack.fsutil import atomic_write
+from benchtrack.gate import config, render, worktree
+from benchtrack.gate.outcome import all_clear, analyse
+from benchtrack.gate.rounds import interleave, toolchain_pins
+
+NAME = "gate"
+HELP = "Compare base and head in interleaved rounds on this machine; exit 1 on a regression"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--base", required=True, help="git ref of the base (e.g. main, origin/main)")
+    p.add_argument("--head", default="HEAD", help="git ref of the head (default HEAD)")
+    p.add_argument("--config", type=Path, help=f"gate config (default <repo>/{config.CONFIG_NAME})")
+    p.add_argument(
+        "--suite", action="append", help="suite to run (repeatable; default [gate].suites)"
+    )
+    p.add_argument("--filter", help="regular expression on benchmark names (also BENCH_FILTER)")
+    p.add_argument("--rounds", type=int, help="most rounds (default [gate].rounds)")
+    p.add_argument("--threshold", type=float, help="default threshold, a fraction (0.05 = 5%%)")
+    p.add_argument("--no-adaptive", action="store_true", help="run every round, no early stop")
+    p.add_argument("--cpus", help="pin the measurements: a count (2 = CPUs 0-1) or a list (0,2)")
+    p.add_argument(
+        "--out", type=Path, help="directory for gate.json and gate.md (default target/bench/gate)"
+    )
+    p.add_argument("--json", action="store_true", help="print the JSON outcome on stdout")
+    p.add_argument("--keep-worktrees", action="store_true", help="keep target/gate/worktrees")
+
+
+def cpu_list(text: str | None) -> str | None:
+    if text is None:
+        return None
+    if re.fullmatch(r"[1-9][0-9]*", text):
+        n = int(text)
+        if n > (os.cpu_count() or 1):
+            raise BadInput("--cpus", None, f"at most {os.cpu_count()} CPUs on this machine", text)
+        return "0" if n == 1 else f"0-{n - 1}"
+    if re.fullmatch(r"[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*", text):
+        return text
+    raise BadInput("--cpus", None, "a CPU count (2) or a taskset list (0,1 or 0-3)", text)
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(stderr=True)
+    say = lambda msg: console.print(f"[dim]gate:[/] {msg}", highlight=False)  # noqa: E731
+    root = worktree.repo_root(Path.cwd())
+    cfg = config.load(args.config or root / config.CONFIG_NAME)
+    if args.threshold is not None:
+        if not 0 < args.threshold < 1:
+            raise BadInput("--threshold", None, "a fraction between 0 and 1", args.threshold)
+        cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
+    if args.rounds is not None and args.rounds < 3:
+        raise BadInput("--rounds", None, "at least 3 rounds", args.rounds)
+    if args.filter:
+        try:
+            re.compile(args.filter)
+        except re.error as e:
+            raise BadInput("--filter", None, f"a regular expression ({e})", args.filter) from None
+    suites = cfg.select(args.suite)
+    cpus = cpu_list(args.cpus)
+    looks = cfg.look_schedule(args.rounds, adaptive=not args.no_adaptive)
+    base_sha, base_subject = worktree.resolve(root, args.base, "--base")
+    head_sha, head_subject = worktree.resolve(root, args.head, "--head")
+    dirty = worktree.dirty_paths(root)
+    if dirty:
+        say(
+            f"[yellow]warning:[/] {len(dirty)} uncommitted change(s) in {root} are not measured "
+            f"(the gate compares commits; commit them to include them): {', '.join(dirty[:5])}"
+        )
+    if base_sha == head_sha:
+        say("[yellow]warning:[/] base and head are the same commit (an A/A run)")
+    out_dir = args.out or root / "target" / "bench" / "gate"
+    logs = root / "target" / "gate" / "logs"
+    sides = (
+        worktree.checkout(root, "base", args.base, base_sha, base_subject),
+        worktree.checkout(root, "head", args.head, head_sha, head_subject),
+    )
+    failures: list = []
+    try:
+        data = interleave(
+            suites,
+            sides,
+            looks=looks,
+            pins=toolchain_pins(sides[1].path),
+            name_filter=args.filter,
+            cpus=cpus,
+            logs=logs,
+            stop_when=lambda d: all_clear(analyse(d, cfg, len(looks))),
+            progress=say,
+            failures=failures,
+        )
+    finally:
+        if not args.keep_worktrees:
+            for co in sides:
+                worktree.remove(root, co)
+    outcome = analyse(data, cfg, len(looks))
+    outcome.suite_failures = failures
+    outcome.looks = looks
+    outcome.meta = {
+        "base": {"ref": args.base, "sha": base_sha, "subject": base_subject},
+        "head": {"ref": args.head, "sha": head_sha, "subject": head_subject},
+        "suites": [s.name for s in suites],
+        "rounds": data.count,
+        "seconds": data.seconds,
+        "threshold": cfg.threshold,
+        "n_looks": len(looks),
+        "cpus": cpus,
+    }
+    doc = outcome.to_dict(data)
+    md = render.markdown(outcome)
+    atomic_write(out_dir / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    atomic_write(out_dir / "gate.md", md)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as f:
+            f.write(md + "\n")
+    if args.json:
+        print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+    else:
+        render.terminal(outcome, Console())
+    say(f"wrote {out_dir / 'gate.json'} and {out_dir / 'gate.md'}; logs in {logs}")
+    return outcome.exit_code

@@ -1,0 +1,183 @@
+"""`benchtrack.toml` at the repository root: the gate's suites, threshold, alpha and rounds.
+
+    [gate]
+    threshold = 0.05          # default δ: the smallest loss that fails a PR (a fraction)
+    alpha = 0.01              # family-wise false-fail probability per PR
+    rounds = 16               # most rounds (one base + one head measurement each)
+    looks = [8, 12]           # adaptive stopping: also check after these many rounds
+    suites = ["rust", "python", "perl"]
+
+    [gate.thresholds]         # per benchmark or group: glob on the name, longest pattern wins
+    "perl/rss/*" = 0.02
+
+    [suites.python]
+    command = "cargo make bench-python-raw"   # produces raw output in a checkout (bash -c)
+    build = "uv sync --frozen"                 # optional, once per side before the rounds
+    adapter = "pytest"                         # benchtrack.ingest adapter reading `raw`
+    raw = "target/bench/raw/python/pytest.json"
+    timeout = 600                              # seconds per round of this suite
+    [suites.python.env]                        # a short per-round measurement
+    BENCH_PROFILE = "round"
+
+Env values may use ${GATE_CACHE} (a per-side cache directory under target/gate/ that survives
+runs, e.g. for CARGO_TARGET_DIR) and ${GATE_CHECKOUT} (the side's checkout).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchtrack.errors import BadInput
+
+CONFIG_NAME = "benchtrack.toml"
+ADAPTERS = ("criterion", "pytest", "perl")
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    command: str
+    adapter: str
+    raw: str
+    build: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    timeout: float = 900.0
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    source: str
+    threshold: float = 0.05
+    alpha: float = 0.01
+    rounds: int = 16
+    looks: tuple[int, ...] = ()
+    default_suites: tuple[str, ...] = ()
+    thresholds: dict[str, float] = field(default_factory=dict)
+    suites: dict[str, Suite] = field(default_factory=dict)
+
+    def threshold_for(self, name: str) -> float:
+        """The most specific (longest) matching pattern's threshold, else the default."""
+        hits = [p for p in self.thresholds if fnmatch.fnmatchcase(name, p)]
+        return self.thresholds[max(hits, key=len)] if hits else self.threshold
+
+    def look_schedule(self, rounds: int | None = None, adaptive: bool = True) -> list[int]:
+        """Round counts at which verdicts are checked; the last one is the round limit."""
+        last = rounds or self.rounds
+        early = [k for k in self.looks if k < last] if adaptive else []
+        return [*sorted(set(early)), last]
+
+    def select(self, names: list[str] | None) -> list[Suite]:
+        chosen = names or list(self.default_suites) or list(self.suites)
+        unknown = [n for n in chosen if n not in self.suites]
+        if unknown:
+            raise BadInput(
+                self.source, "suites", f"one of {sorted(self.suites)}", ", ".join(unknown)
+            )
+        return [self.suites[n] for n in chosen]
+
+
+def load(path: Path) -> GateConfig:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInput(path, None, f"a gate config file ({CONFIG_NAME}, not found)") from None
+    except tomllib.TOMLDecodeError as e:
+        raise BadInput(path, None, f"valid TOML ({e})") from None
+    return parse(data, str(path))
+
+
+def parse(data: dict[str, Any], source: str) -> GateConfig:
+    v = _V(source)
+    gate = v.table(data.get("gate", {}), "gate")
+    v.known(gate, "gate", {"threshold", "alpha", "rounds", "looks", "suites", "thresholds"})
+    threshold = v.fraction(gate.get("threshold", 0.05), "gate.threshold")
+    alpha = v.number(gate.get("alpha", 0.01), "gate.alpha", 1e-9, 0.5)
+    rounds = v.integer(gate.get("rounds", 16), "gate.rounds", 3)
+    looks = tuple(
+        v.integer(x, f"gate.looks[{i}]", 3)
+        for i, x in enumerate(v.array(gate.get("looks", []), "gate.looks"))
+    )
+    thresholds = {
+        str(k): v.fraction(x, f"gate.thresholds.{k!r}")
+        for k, x in v.table(gate.get("thresholds", {}), "gate.thresholds").items()
+    }
+    suites = {}
+    for name, raw in v.table(data.get("suites", {}), "suites").items():
+        where = f"suites.{name}"
+        s = v.table(raw, where)
+        v.known(s, where, {"command", "build", "adapter", "raw", "env", "timeout"})
+        adapter = v.string(s, "adapter", where)
+        if adapter not in ADAPTERS:
+            raise BadInput(source, f"{where}.adapter", f"one of {', '.join(ADAPTERS)}", adapter)
+        env = {
+            str(k): v.scalar(x, f"{where}.env.{k}")
+            for k, x in v.table(s.get("env", {}), f"{where}.env").items()
+        }
+        suites[name] = Suite(
+            name=name,
+            command=v.string(s, "command", where),
+            adapter=adapter,
+            raw=v.string(s, "raw", where),
+            build=v.string(s, "build", where) if "build" in s else None,
+            env=env,
+            timeout=v.number(s.get("timeout", 900), f"{where}.timeout", 1, 86400),
+        )
+    if not suites:
+        raise BadInput(source, "suites", "at least one [suites.<name>] table")
+    default = tuple(str(x) for x in v.array(gate.get("suites", []), "gate.suites"))
+    cfg = GateConfig(source, threshold, alpha, rounds, looks, default, thresholds, suites)
+    cfg.select(None)  # validates gate.suites against the tables
+    return cfg
+
+
+class _V:
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, where: str, expected: str, got: object) -> BadInput:
+        return BadInput(self.source, where, expected, got)
+
+    def table(self, x: Any, where: str) -> dict[str, Any]:
+        if not isinstance(x, dict):
+            raise self.fail(where, "a table", x)
+        return x
+
+    def array(self, x: Any, where: str) -> list[Any]:
+        if not isinstance(x, list):
+            raise self.fail(where, "an array", x)
+        return x
+
+    def known(self, t: dict[str, Any], where: str, keys: set[str]) -> None:
+        extra = sorted(set(t) - keys)
+        if extra:
+            raise self.fail(f"{where}.{extra[0]}", f"one of the keys {sorted(keys)}", extra[0])
+
+    def string(self, t: dict[str, Any], key: str, where: str) -> str:
+        x = t.get(key)
+        if not isinstance(x, str) or not x.strip():
+            raise self.fail(f"{where}.{key}", "a non-empty string", x)
+        return x
+
+    def scalar(self, x: Any, where: str) -> str:
+        if isinstance(x, bool) or not isinstance(x, str | int | float):
+            raise self.fail(where, "a string or number", x)
+        return str(x)
+
+    def number(self, x: Any, where: str, lo: float, hi: float) -> float:
+        if isinstance(x, bool) or not isinstance(x, int | float) or not lo <= x <= hi:
+            raise self.fail(where, f"a number in [{lo:g}, {hi:g}]", x)
+        return float(x)
+
+    def fraction(self, x: Any, where: str) -> float:
+        if isinstance(x, bool) or not isinstance(x, int | float) or not 0 < x < 1:
+            raise self.fail(where, "a fraction between 0 and 1 (0.05 = 5 %)", x)
+        return float(x)
+
+    def integer(self, x: Any, where: str, lo: int) -> int:
+        if isinstance(x, bool) or not isinstance(x, int) or x < lo:
+            raise self.fail(where, f"an integer >= {lo}", x)
+        return x

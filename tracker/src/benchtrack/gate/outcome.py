@@ -1,0 +1,140 @@
+"""From measured rounds to the gate's outcome: one row per benchmark, the exit code, the JSON."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, EXIT_REGRESSION
+from benchtrack.gate import verdict as v
+from benchtrack.gate.config import GateConfig
+from benchtrack.gate.rounds import Rounds, SuiteFailure
+from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
+
+SCHEMA = "benchtrack.gate/1"
+ORDER = {REGRESSED: 0, IMPROVED: 1, INCONCLUSIVE: 2, UNCHANGED: 3}
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    suite: str
+    unit: str
+    direction: str
+    base: float  # median of the per-round values
+    head: float
+    change: float  # head/base - 1 in the metric's own terms (geometric mean of paired ratios)
+    lo: float  # simultaneous interval of `change`
+    hi: float
+    verdict: str
+    threshold: float
+    rounds: int
+
+
+@dataclass
+class Outcome:
+    rows: list[Row]
+    only_base: list[str]
+    only_head: list[str]
+    failed: dict[str, dict[str, str]]  # side -> benchmark name -> message
+    suite_failures: list[SuiteFailure]
+    alpha: float
+    looks: list[int]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def regressions(self) -> list[Row]:
+        return [r for r in self.rows if r.verdict == REGRESSED]
+
+    @property
+    def exit_code(self) -> int:
+        if self.suite_failures or any(self.failed.values()):
+            return EXIT_BENCHMARK_FAILED
+        return EXIT_REGRESSION if self.regressions else EXIT_OK
+
+    def to_dict(self, data: Rounds | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "schema": SCHEMA,
+            **self.meta,
+            "alpha": self.alpha,
+            "looks": self.looks,
+            "exit_code": self.exit_code,
+            "benchmarks": [_finite(asdict(r)) for r in self.rows],
+            "only_base": self.only_base,
+            "only_head": self.only_head,
+            "failed": self.failed,
+            "suite_failures": [
+                {
+                    "side": f.side,
+                    "suite": f.suite,
+                    "what": f.what,
+                    "tail": f.tail,
+                    "log": str(f.log),
+                }
+                for f in self.suite_failures
+            ],
+        }
+        if data is not None:  # every round, so the verdicts can be re-derived offline
+            out["rounds"] = {
+                "orders": data.orders,
+                "seconds": round(data.seconds, 1),
+                "values": {
+                    side: {
+                        n: [None if math.isnan(x) else x for x in data.padded(side, n)]
+                        for n in names
+                    }
+                    for side, names in data.values.items()
+                },
+            }
+        return out
+
+
+def _finite(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if isinstance(x, float) and not math.isfinite(x) else x) for k, x in d.items()}
+
+
+def analyse(data: Rounds, cfg: GateConfig, n_looks: int) -> Outcome:
+    """Verdicts for every benchmark measured on both sides, at the rounds measured so far."""
+    base, head = data.values["base"], data.values["head"]
+    failed = {side: dict(errs) for side, errs in data.errors.items()}
+    broken = set(failed["base"]) | set(failed["head"])
+    names = sorted(n for n in set(base) & set(head) if n not in broken)
+    only_base = sorted(set(base) - set(head) - broken)
+    only_head = sorted(set(head) - set(base) - broken)
+    rows: list[Row] = []
+    if names:
+        b = np.array([data.padded("base", n) for n in names])
+        h = np.array([data.padded("head", n) for n in names])
+        bigger = np.array([data.meta[n].direction != "smaller" for n in names])
+        thresholds = np.array([cfg.threshold_for(n) for n in names])
+        g = v.goodness(b, h, bigger)
+        iv = v.interval(g, v.per_look_alpha(cfg.alpha, len(names), n_looks))
+        codes = v.decide(iv, *v.band(thresholds))
+        for i, n in enumerate(names):
+            big = bool(bigger[i])
+            ends = sorted((v.to_change(float(iv.lo[i]), big), v.to_change(float(iv.hi[i]), big)))
+            rows.append(
+                Row(
+                    name=n,
+                    suite=data.meta[n].suite,
+                    unit=data.meta[n].unit,
+                    direction=data.meta[n].direction,
+                    base=float(np.nanmedian(b[i])),
+                    head=float(np.nanmedian(h[i])),
+                    change=v.to_change(float(iv.mean[i]), big),
+                    lo=ends[0],
+                    hi=ends[1],
+                    verdict=v.VERDICTS[codes[i]],
+                    threshold=float(thresholds[i]),
+                    rounds=int(iv.n[i]),
+                )
+            )
+    rows.sort(key=lambda r: (ORDER[r.verdict], r.change if r.direction != "smaller" else -r.change))
+    return Outcome(rows, only_base, only_head, failed, [], cfg.alpha, [])
+
+
+def all_clear(outcome: Outcome) -> bool:
+    return bool(outcome.rows) and all(r.verdict != INCONCLUSIVE for r in outcome.rows)

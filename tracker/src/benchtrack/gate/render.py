@@ -1,0 +1,160 @@
+"""The gate's outcome as a terminal table, Markdown (job summary, PR comment) and JSON."""
+
+from __future__ import annotations
+
+import math
+
+from rich.console import Console
+from rich.table import Table
+
+from benchtrack.gate.outcome import Outcome, Row
+from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
+
+MARK = {
+    REGRESSED: "❌ regressed",
+    IMPROVED: "✅ improved",
+    UNCHANGED: "unchanged",
+    INCONCLUSIVE: "❔ inconclusive",
+}
+STYLE = {REGRESSED: "bold red", IMPROVED: "green", UNCHANGED: "", INCONCLUSIVE: "yellow"}
+COMMENT_MARKER = "<!-- benchtrack-gate -->"  # lets the workflow find and update its one comment
+
+
+def number(x: float) -> str:
+    """3 significant digits with an SI prefix: 494995203 -> 495M."""
+    if not math.isfinite(x):
+        return "—"
+    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g}{prefix}"
+    return f"{x:.3g}"
+
+
+def pct(x: float) -> str:
+    if not math.isfinite(x):
+        return "∞" if x > 0 else "−∞"
+    return f"{x * 100:+.1f}%"
+
+
+def interval(r: Row) -> str:
+    return f"[{pct(r.lo)}, {pct(r.hi)}]"
+
+
+def headline(o: Outcome) -> str:
+    m = o.meta
+    n_reg, n_imp = len(o.regressions), sum(r.verdict == IMPROVED for r in o.rows)
+    if o.exit_code == 3:
+        state = "⚠️ a benchmark failed to run"
+    elif n_reg:
+        state = f"❌ {n_reg} regression{'s' * (n_reg != 1)}"
+    else:
+        state = "✅ no regression"
+    if n_imp:
+        state += f", {n_imp} improvement{'s' * (n_imp != 1)}"
+    return (
+        f"{state} · base `{m.get('base', {}).get('ref')}` ({m.get('base', {}).get('sha', '')[:10]})"
+        f" → head `{m.get('head', {}).get('ref')}` ({m.get('head', {}).get('sha', '')[:10]})"
+    )
+
+
+def method_line(o: Outcome) -> str:
+    m = o.meta
+    rounds = m.get("rounds", 0)
+    return (
+        f"{rounds} interleaved rounds ({m.get('seconds', 0):.0f} s) · default threshold "
+        f"{m.get('threshold', 0) * 100:g}% · false-fail probability ≤ {o.alpha * 100:g}% per PR "
+        f"(intervals simultaneous over {len(o.rows)} benchmarks and {m.get('n_looks', 1)} looks)"
+    )
+
+
+def markdown(o: Outcome) -> str:
+    lines = [COMMENT_MARKER, f"### benchtrack gate: {headline(o)}", "", method_line(o), ""]
+    for f in o.suite_failures:
+        lines += [
+            f"**{f.suite}** failed to {f.what} on the {f.side} side; last lines:",
+            "",
+            "```",
+            f.tail.replace("```", "'''"),
+            "```",
+            "",
+        ]
+    for side in ("base", "head"):
+        for name, msg in sorted(o.failed.get(side, {}).items()):
+            first = msg.splitlines()[0][:200] if msg else ""
+            lines.append(f"- ⚠️ `{name}` failed on the {side} side: {first}")
+    groups = [("Regressions", REGRESSED), ("Improvements", IMPROVED)]
+    for title, verdict in groups:
+        rows = [r for r in o.rows if r.verdict == verdict]
+        if rows:
+            lines += [f"#### {title}", "", *_table(rows), ""]
+    if o.only_base or o.only_head:
+        lines.append(
+            "Not compared (present on one side only): "
+            + ", ".join(
+                [f"`{n}` (base only)" for n in o.only_base]
+                + [f"`{n}` (head only)" for n in o.only_head]
+            )
+        )
+        lines.append("")
+    lines += [
+        f"<details><summary>All {len(o.rows)} benchmarks</summary>",
+        "",
+        *_table(o.rows),
+        "",
+        "</details>",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _table(rows: list[Row]) -> list[str]:
+    out = [
+        "| benchmark | base | head | change | interval | threshold | verdict |",
+        "|---|--:|--:|--:|:-:|--:|---|",
+    ]
+    for r in rows:
+        unit = f" {r.unit}" + (" ↓" if r.direction == "smaller" else "")
+        out.append(
+            f"| `{r.name}` | {number(r.base)}{unit} | {number(r.head)}{unit} | {pct(r.change)} | "
+            f"{interval(r)} | {r.threshold * 100:g}% | {MARK[r.verdict]} |"
+        )
+    return out
+
+
+def terminal(o: Outcome, console: Console) -> None:
+    table = Table(title=f"benchtrack gate: {headline(o).replace('`', '')}", title_justify="left")
+    for col, just in (
+        ("benchmark", "left"),
+        ("base", "right"),
+        ("head", "right"),
+        ("change", "right"),
+        ("interval", "center"),
+        ("verdict", "left"),
+    ):
+        table.add_column(col, justify=just)
+    for r in o.rows:
+        unit = f" {r.unit}" + (" (smaller is better)" if r.direction == "smaller" else "")
+        table.add_row(
+            r.name,
+            number(r.base) + unit,
+            number(r.head),
+            pct(r.change),
+            interval(r),
+            r.verdict,
+            style=STYLE[r.verdict] or None,
+        )
+    console.print(table)
+    console.print(method_line(o), highlight=False)
+    for n in o.only_base:
+        console.print(f"only in base (not compared): {n}", highlight=False)
+    for n in o.only_head:
+        console.print(f"only in head (not compared): {n}", highlight=False)
+    for side in ("base", "head"):
+        for name, msg in sorted(o.failed.get(side, {}).items()):
+            console.print(f"[red]failed on {side}:[/] {name}: {msg}", highlight=False)
+    for f in o.suite_failures:
+        console.print(
+            f"[red]{f.suite} failed to {f.what} on the {f.side} side[/] (log {f.log}); last lines:",
+            highlight=False,
+        )
+        console.print(f.tail, markup=False, highlight=False)

@@ -1,0 +1,252 @@
+"""The interleaved runner: rounds of (base, head) back to back, order alternating A B, B A, ….
+
+Within a round every selected suite runs once per side, the two sides of a suite adjacent in
+time, so whatever the machine does (another job, thermal drift, frequency changes) hits both
+alike; alternating the order cancels a systematic first/second effect. One value per benchmark
+per round: the median of that round's samples.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import re
+import shutil
+import statistics
+import string
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchtrack.errors import BadInput
+from benchtrack.gate.config import Suite
+from benchtrack.gate.worktree import Checkout
+from benchtrack.ingest import HARNESSES
+
+# Inherited variables that would point a checkout's tools at the user's tree or environment
+# (set by `uv run` or an outer `cargo make`); each checkout resolves its own.
+_STRIP = ("BENCH_RAW", "BENCH_RESULTS", "BENCH_HISTORY", "VIRTUAL_ENV", "CARGO_TARGET_DIR")
+TAIL_LINES = 30
+
+
+@dataclass(frozen=True)
+class Meta:
+    unit: str
+    direction: str  # "bigger" | "smaller"
+    suite: str
+
+
+@dataclass
+class Rounds:
+    """Everything measured, every round kept (it goes into the JSON output as-is)."""
+
+    values: dict[str, dict[str, list[float]]] = field(
+        default_factory=lambda: {"base": {}, "head": {}}
+    )
+    meta: dict[str, Meta] = field(default_factory=dict)
+    orders: list[str] = field(default_factory=list)  # "base,head" or "head,base" per round
+    errors: dict[str, dict[str, str]] = field(default_factory=lambda: {"base": {}, "head": {}})
+    seconds: float = 0.0
+
+    @property
+    def count(self) -> int:
+        return len(self.orders)
+
+    def add(self, side: str, rnd: int, name: str, value: float, meta: Meta) -> None:
+        series = self.values[side].setdefault(name, [])
+        series.extend([math.nan] * (rnd - len(series)))  # rounds where it had no value
+        series.append(value)
+        self.meta.setdefault(name, meta)
+
+    def padded(self, side: str, name: str) -> list[float]:
+        series = self.values[side].get(name, [])
+        return series + [math.nan] * (self.count - len(series))
+
+
+@dataclass
+class SuiteFailure:
+    side: str
+    suite: str
+    what: str  # "build" or "run"
+    tail: str
+    log: Path
+
+
+class SuiteFailed(Exception):
+    def __init__(self, failure: SuiteFailure) -> None:
+        super().__init__(f"{failure.suite} ({failure.side}) failed to {failure.what}")
+        self.failure = failure
+
+
+def child_env(co: Checkout, suite: Suite, pins: dict[str, str], filt: str | None) -> dict[str, str]:
+    env = {
+        k: v for k, v in os.environ.items() if k not in _STRIP and not k.startswith("CARGO_MAKE_")
+    }
+    env.update(pins)
+    env["GATE_CHECKOUT"], env["GATE_CACHE"], env["GATE_SIDE"] = str(co.path), str(co.cache), co.side
+    for key, value in suite.env.items():
+        env[key] = string.Template(value).safe_substitute(env)
+    if filt:
+        env["BENCH_FILTER"] = filt
+    return env
+
+
+def toolchain_pins(head: Path) -> dict[str, str]:
+    """Pin both sides to the head's toolchains, whatever the base's rust-toolchain.toml says."""
+    pins = {"UV_PYTHON": getattr(sys, "_base_executable", sys.executable)}
+    if shutil.which("rustup"):
+        proc = subprocess.run(
+            ["rustup", "show", "active-toolchain"],
+            cwd=head,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode == 0 and proc.stdout.split():
+            pins["RUSTUP_TOOLCHAIN"] = proc.stdout.split()[0]
+    return pins
+
+
+def shell(
+    command: str, cwd: Path, env: dict[str, str], timeout: float, log: Path
+) -> tuple[int, str]:
+    """Run `command` under bash; its output goes to `log`. Returns (exit code, output tail)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w", encoding="utf-8", errors="replace") as out:
+        out.write(f"$ {command}\n(cwd {cwd})\n")
+        out.flush()
+        try:
+            code = subprocess.run(
+                ["bash", "-c", command],
+                cwd=cwd,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                timeout=timeout,
+                check=False,
+            ).returncode
+        except subprocess.TimeoutExpired:
+            out.write(f"\nbenchtrack gate: timed out after {timeout:g} s\n")
+            code = 124
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    return code, "\n".join(lines[-TAIL_LINES:])
+
+
+def parse_raw(suite: Suite, raw: Path):
+    module = importlib.import_module(f"benchtrack.ingest.{HARNESSES[suite.adapter]}")
+    return module.parse(raw)
+
+
+def run_once(
+    suite: Suite, co: Checkout, env: dict[str, str], cpus: str | None, log: Path
+) -> tuple[list, list]:
+    """One short measurement of `suite` in checkout `co`: (benchmarks, errors) of its raw output."""
+    raw = co.path / suite.raw
+    if raw.is_dir():
+        shutil.rmtree(raw)  # a stale result must never pass for this round's
+    else:
+        raw.unlink(missing_ok=True)
+    raw.parent.mkdir(parents=True, exist_ok=True)  # harnesses write there but may not create it
+    command = f"taskset -c {cpus} bash -c {_quote(suite.command)}" if cpus else suite.command
+    code, tail = shell(command, co.path, env, suite.timeout, log)
+    if not raw.exists():
+        raise SuiteFailed(SuiteFailure(co.side, suite.name, "run", tail, log))
+    try:
+        parsed = parse_raw(suite, raw)
+    except BadInput as e:
+        raise SuiteFailed(SuiteFailure(co.side, suite.name, "run", f"{tail}\n{e}", log)) from None
+    if code != 0 and not parsed.errors and not parsed.benchmarks:
+        raise SuiteFailed(SuiteFailure(co.side, suite.name, "run", tail, log))
+    return parsed.benchmarks, parsed.errors
+
+
+def build(suite: Suite, co: Checkout, env: dict[str, str], log: Path) -> None:
+    if suite.build:
+        code, tail = shell(suite.build, co.path, env, suite.timeout * 4, log)
+        if code != 0:
+            raise SuiteFailed(SuiteFailure(co.side, suite.name, "build", tail, log))
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+Progress = Callable[[str], None]
+
+
+def interleave(
+    suites: list[Suite],
+    sides: tuple[Checkout, Checkout],
+    *,
+    looks: list[int],
+    pins: dict[str, str],
+    name_filter: str | None,
+    cpus: str | None,
+    logs: Path,
+    stop_when: Callable[[Rounds], bool],
+    progress: Progress,
+    failures: list[SuiteFailure],
+) -> Rounds:
+    """Build both sides, then measure rounds until the last look or `stop_when` says so at a look.
+
+    A suite that fails to build or run on either side is dropped for both (its failure recorded
+    in `failures`); the other suites go on.
+    """
+    data = Rounds()
+    started = time.monotonic()
+    pattern = re.compile(name_filter) if name_filter else None
+    live = list(suites)
+    envs = {(s.name, co.side): child_env(co, s, pins, name_filter) for s in suites for co in sides}
+
+    def drop(suite: Suite, failure: SuiteFailure) -> None:
+        failures.append(failure)
+        live.remove(suite)
+        progress(f"{suite.name}: {failure.side} failed to {failure.what}; see {failure.log}")
+
+    for suite in list(live):
+        for co in sides:
+            progress(f"build {suite.name} ({co.side} {co.sha[:10]})")
+            try:
+                build(
+                    suite, co, envs[suite.name, co.side], logs / f"build-{co.side}-{suite.name}.log"
+                )
+            except SuiteFailed as e:
+                drop(suite, e.failure)
+                break
+    base, head = sides
+    for rnd in range(looks[-1]):
+        if not live:
+            break
+        order = (base, head) if rnd % 2 == 0 else (head, base)
+        data.orders.append(f"{order[0].side},{order[1].side}")
+        for suite in list(live):
+            for co in order:
+                t0 = time.monotonic()
+                log = logs / f"round{rnd + 1:02d}-{co.side}-{suite.name}.log"
+                try:
+                    benches, errors = run_once(suite, co, envs[suite.name, co.side], cpus, log)
+                except SuiteFailed as e:
+                    drop(suite, e.failure)
+                    break
+                for b in benches:
+                    if pattern and not pattern.search(b.name):
+                        continue
+                    meta = Meta(b.unit, getattr(b, "direction", "bigger"), suite.name)
+                    data.add(co.side, rnd, b.name, statistics.median(b.samples), meta)
+                for e in errors:
+                    if not pattern or pattern.search(e.name):
+                        data.errors[co.side].setdefault(e.name, e.message)
+                progress(
+                    f"round {rnd + 1}/{looks[-1]} {suite.name} {co.side}: "
+                    f"{len(benches)} benchmarks in {time.monotonic() - t0:.1f} s"
+                )
+        data.seconds = time.monotonic() - started
+        if rnd + 1 in looks and stop_when(data):
+            break
+    data.seconds = time.monotonic() - started
+    return data

@@ -1,0 +1,130 @@
+"""Paired-round statistics: change head/base, a simultaneous interval, and a verdict.
+
+Each round measures base and head back to back (order alternating), so a round's log-ratio
+log(head/base) cancels whatever the machine was doing during that round. Over n rounds:
+
+- the change is exp(mean log-ratio) - 1, with a Student-t interval of the mean log-ratio;
+- `g` is the log-ratio signed so that > 0 is better (negated for smaller-is-better metrics);
+- the verdict compares the interval with the threshold band (log(1-δ), log(1+δ)) in g space:
+  regressed if the whole interval is worse than -δ ("confidently worse than the threshold"),
+  improved if it is wholly better than +δ, unchanged if it lies inside the band, else inconclusive;
+- family-wise control: each one-sided bound is taken at α / (m·K) for m benchmarks and K looks
+  (Bonferroni over benchmarks and over the looks of adaptive stopping), so a PR that changed
+  nothing fails with probability ≤ α whatever the number of benchmarks, however often we looked.
+
+Everything is vectorised over leading axes so `evaluate` runs the very same code on thousands of
+pseudo-PRs: `g` has shape (..., m, n), NaN for a round where a benchmark has no value.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
+
+# Integer codes used by the vectorised path; VERDICTS maps them to the shared names.
+UNCHANGED_C, IMPROVED_C, REGRESSED_C, INCONCLUSIVE_C = 0, 1, 2, 3
+VERDICTS = (UNCHANGED, IMPROVED, REGRESSED, INCONCLUSIVE)
+MIN_ROUNDS = 3  # a t interval needs n - 1 >= 2 degrees of freedom to mean anything
+
+
+@dataclass(frozen=True)
+class Interval:
+    """Mean log-ratio (g space: > 0 is better) and its simultaneous interval, per benchmark."""
+
+    mean: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    n: np.ndarray
+
+
+def interval(g: np.ndarray, level_alpha: float) -> Interval:
+    """t interval of the mean of `g` along the last axis, each side at one-sided `level_alpha`."""
+    n = np.sum(~np.isnan(g), axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.nanmean(g, axis=-1) if g.shape[-1] else np.full(g.shape[:-1], np.nan)
+        sd = np.nanstd(g, axis=-1, ddof=1)
+        df = np.maximum(n - 1, 1)
+        t = sps.t.isf(level_alpha, df)
+        half = np.where(n >= MIN_ROUNDS, t * sd / np.sqrt(np.maximum(n, 1)), np.inf)
+    # Identical rounds (a quantised metric such as RSS) give sd = 0: the interval is the point.
+    half = np.where(np.isnan(half), np.inf, half)
+    return Interval(mean, mean - half, mean + half, n)
+
+
+def decide(iv: Interval, worse: np.ndarray, better: np.ndarray) -> np.ndarray:
+    """Verdict codes from intervals and the band (worse < 0 < better) in g space."""
+    code = np.full(iv.mean.shape, INCONCLUSIVE_C, dtype=np.int8)
+    code[(iv.lo > worse) & (iv.hi < better)] = UNCHANGED_C
+    code[iv.hi < worse] = REGRESSED_C
+    code[iv.lo > better] = IMPROVED_C
+    code[iv.n < MIN_ROUNDS] = INCONCLUSIVE_C
+    return code
+
+
+def band(threshold: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """The band (log(1-δ), log(1+δ)) in g space; symmetric in the metric's own ratio."""
+    d = np.asarray(threshold, dtype=float)
+    return np.log1p(-d), np.log1p(d)
+
+
+def per_look_alpha(alpha: float, m: int, looks: int) -> float:
+    return alpha / max(m, 1) / max(looks, 1)
+
+
+def sequential(
+    g: np.ndarray, threshold: np.ndarray | float, alpha: float, looks: list[int]
+) -> tuple[np.ndarray, np.ndarray, Interval]:
+    """Run the adaptive gate on complete round data `g` (..., m, n).
+
+    At each look (a number of rounds) compute every verdict; stop at the first look where no
+    benchmark is inconclusive, else at the last. Returns (codes (..., m), rounds used (...),
+    the intervals at the stopping look).
+    """
+    m = g.shape[-2]
+    a = per_look_alpha(alpha, m, len(looks))
+    worse, better = band(threshold)
+    codes = ivs = stop = None
+    for k, rounds in enumerate(looks):
+        iv = interval(g[..., :rounds], a)
+        c = decide(iv, worse, better)
+        if codes is None:
+            codes, ivs = c, iv
+            stop = np.full(c.shape[:-1], rounds)
+            done = np.zeros(c.shape[:-1], dtype=bool)
+        else:
+            take = ~done
+            codes = np.where(take[..., None], c, codes)
+            ivs = Interval(
+                *(
+                    np.where(take[..., None], new, old)
+                    for new, old in zip(_f(iv), _f(ivs), strict=True)
+                )
+            )
+            stop = np.where(take, rounds, stop)
+        done = done | np.all(codes != INCONCLUSIVE_C, axis=-1) | (k == len(looks) - 1)
+        if np.all(done):
+            break
+    return codes, stop, ivs
+
+
+def _f(iv: Interval) -> tuple[np.ndarray, ...]:
+    return iv.mean, iv.lo, iv.hi, iv.n
+
+
+def goodness(base: np.ndarray, head: np.ndarray, bigger_is_better: np.ndarray) -> np.ndarray:
+    """Per-round log(head/base), signed so that > 0 is better. Shapes (m, n) and (m,)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lr = np.log(head) - np.log(base)
+    return np.where(np.asarray(bigger_is_better)[:, None], lr, -lr)
+
+
+def to_change(g_value: float, bigger_is_better: bool) -> float:
+    """A g-space value back to the metric's own relative change head/base - 1."""
+    if not math.isfinite(g_value):
+        return math.copysign(math.inf, g_value if bigger_is_better else -g_value)
+    return math.expm1(g_value if bigger_is_better else -g_value)

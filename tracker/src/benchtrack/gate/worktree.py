@@ -1,0 +1,87 @@
+"""Git checkouts of base and head in worktrees under <repo>/target/gate/, never the user's tree.
+
+The worktree paths are fixed per side (target/gate/worktrees/{base,head}) so that incremental
+builds keyed on paths stay warm across gate runs; per-side caches (target/gate/cache/<side>) hold
+what the suites may reuse (CARGO_TARGET_DIR, a uv environment). Worktrees are removed at the end
+unless kept; caches stay (target/ is ignored by git).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchtrack.errors import BadInput, BenchtrackError
+
+
+class GitError(BenchtrackError):
+    """git itself failed (not a user mistake we can name a field for): exit 2."""
+
+
+@dataclass(frozen=True)
+class Checkout:
+    side: str  # "base" or "head"
+    ref: str
+    sha: str
+    subject: str
+    path: Path
+    cache: Path
+
+
+def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=False
+    )
+    if check and proc.returncode != 0:
+        raise GitError(f"git {' '.join(args)} failed in {repo}: {proc.stderr.strip()}")
+    return proc
+
+
+def repo_root(start: Path) -> Path:
+    proc = git(start, "rev-parse", "--show-toplevel", check=False)
+    if proc.returncode != 0:
+        raise BadInput(start, None, "a directory inside a git repository")
+    return Path(proc.stdout.strip())
+
+
+def resolve(repo: Path, ref: str, flag: str) -> tuple[str, str]:
+    """(sha, subject) of `ref`; an unknown ref is bad input naming the flag."""
+    proc = git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise BadInput(flag, None, "a git ref naming a commit in " + str(repo), ref)
+    sha = proc.stdout.strip()
+    subject = git(repo, "log", "-1", "--format=%s", sha).stdout.strip()
+    return sha, subject
+
+
+def dirty_paths(repo: Path) -> list[str]:
+    """Uncommitted changes in the user's tree (they are not measured: the gate compares commits)."""
+    out = git(repo, "status", "--porcelain", "--untracked-files=no").stdout
+    return [line[3:] for line in out.splitlines() if line.strip()]
+
+
+def checkout(repo: Path, side: str, ref: str, sha: str, subject: str) -> Checkout:
+    """Put `sha` in this side's worktree: reuse it if registered, else (re)create it."""
+    root = repo / "target" / "gate"
+    path, cache = root / "worktrees" / side, root / "cache" / side
+    cache.mkdir(parents=True, exist_ok=True)
+    git(repo, "worktree", "prune")
+    registered = git(repo, "worktree", "list", "--porcelain").stdout
+    if path.is_dir() and f"worktree {path.resolve()}" in registered:
+        git(path, "checkout", "--quiet", "--detach", "--force", sha)
+        git(path, "clean", "-fdq")  # untracked leftovers; ignored build output (target/) stays
+    else:
+        if path.exists():
+            shutil.rmtree(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        git(repo, "worktree", "add", "--quiet", "--detach", "--force", str(path), sha)
+    return Checkout(side, ref, sha, subject, path, cache)
+
+
+def remove(repo: Path, co: Checkout) -> None:
+    git(repo, "worktree", "remove", "--force", str(co.path), check=False)
+    if co.path.exists():
+        shutil.rmtree(co.path, ignore_errors=True)
+    git(repo, "worktree", "prune", check=False)

@@ -1,0 +1,181 @@
+"""End to end: a real fixture git repo with a tiny pytest-benchmark suite, gated for real.
+
+Commit 1 is the base; commit 2 doubles the work of one benchmark (and adds one more); commit 3
+changes only a comment. The gate must fail on 2 naming that benchmark and pass on 3.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CONFIG = """\
+[gate]
+threshold = 0.05
+alpha = 0.01
+rounds = 8
+looks = [5]
+
+[suites.fixture]
+adapter = "perl"
+raw = "target/bench/raw/perl/perl.json"
+build = "perl -c bench.pl"
+command = "perl bench.pl target/bench/raw/perl/perl.json"
+timeout = 60
+"""
+
+# A tiny Perl suite writing the Perl runner's JSON (docs/conventions.md), read by the real
+# `perl` ingest adapter: two CPU-bound loops (calls/s) and a smaller-is-better size (KB).
+BENCH = """\
+# A tiny benchmark: two CPU-bound loops.
+use strict; use warnings;
+use Time::HiRes qw(time);
+use JSON::PP;
+my %work = (square => SQUARE_N, cube => 3000);
+my $size = SIZE_KB;
+sub work { my $n = shift; my $t = 0; $t += $_ * $_ for 1 .. $n; return $t }
+my @out;
+for my $name (sort keys %work) {
+    my @samples;
+    for (1 .. 7) {
+        my ($t0, $calls) = (time, 0);
+        while (time - $t0 < 0.01) { work($work{$name}); $calls++ }
+        push @samples, $calls / (time - $t0);
+    }
+    push @out, {name => "perl/fixture/$name", unit => "calls/s", samples => \\@samples};
+}
+push @out, {name => "perl/fixture/size", unit => "KB", direction => "smaller",
+            samples => [($size) x 5]};
+EXTRA
+open my $fh, '>', $ARGV[0] or die "$ARGV[0]: $!";
+print $fh JSON::PP->new->encode({schema => "benchtrack.perl/1", created => "2026-01-01T00:00:00Z",
+    env => {}, benchmarks => \\@out, errors => []});
+"""
+
+
+def bench(square: int, size: int, extra: bool = False) -> str:
+    more = (
+        'push @out, {name => "perl/fixture/extra", unit => "calls/s", samples => [1, 2, 3, 4, 5]};'
+        if extra
+        else ""
+    )
+    return (
+        BENCH.replace("SQUARE_N", str(square)).replace("SIZE_KB", str(size)).replace("EXTRA", more)
+    )
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
+    ).stdout.strip()
+
+
+def commit(repo: Path, message: str, files: dict[str, str]) -> str:
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    git(repo, "add", *files)
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo = tmp_path_factory.mktemp("fixture-repo")
+    git(repo, "init", "-q", "-b", "main")
+    commit(
+        repo,
+        "base",
+        {
+            "benchtrack.toml": CONFIG,
+            ".gitignore": "/target/\n__pycache__/\n",
+            "bench.pl": bench(3000, 1000),
+        },
+    )
+    git(repo, "tag", "c1")
+    slower = bench(6000, 800, extra=True)  # square: twice the work; size: smaller (better)
+    commit(repo, "square does twice the work; add extra", {"bench.pl": slower})
+    git(repo, "tag", "c2")
+    commit(repo, "comment only", {"bench.pl": slower.replace("two CPU-bound", "some")})
+    git(repo, "tag", "c3")
+    git(repo, "checkout", "-q", "-b", "broken", "c1")
+    commit(repo, "syntax error", {"bench.pl": "sub broken {\n"})
+    git(repo, "checkout", "-q", "main")
+    return repo
+
+
+def gate(repo: Path, *args: str) -> tuple[int, dict | None, str]:
+    out = repo / "target" / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchtrack.cli", "gate", "--out", str(out), *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
+    )
+    doc = json.loads((out / "gate.json").read_text()) if (out / "gate.json").exists() else None
+    if doc is not None:
+        (out / "gate.json").unlink()
+    return proc.returncode, doc, proc.stdout + proc.stderr
+
+
+def test_slower_commit_fails_naming_the_benchmark(repo: Path) -> None:
+    code, doc, text = gate(repo, "--base", "c1", "--head", "c2")
+    assert code == 1 and doc, text
+    verdicts = {b["name"]: b["verdict"] for b in doc["benchmarks"]}
+    assert verdicts["perl/fixture/square"] == "regressed", text
+    assert verdicts["perl/fixture/cube"] != "regressed", text
+    assert verdicts["perl/fixture/size"] == "improved", text  # smaller is better: 1000 -> 800 KB
+    square = next(b for b in doc["benchmarks"] if b["name"] == "perl/fixture/square")
+    assert -0.7 < square["change"] < -0.3 and square["hi"] < -0.05  # about half the throughput
+    assert doc["only_head"] == ["perl/fixture/extra"]  # reported, not failing
+    assert doc["rounds"]["orders"][:2] == ["base,head", "head,base"]
+    md = (repo / "target" / "out" / "gate.md").read_text()
+    assert md.index("#### Regressions") < md.index("<details>")
+    assert "`perl/fixture/square`" in md.split("#### Regressions")[1].split("<details>")[0]
+    assert "regressed" in text and "perl/fixture/square" in text
+    assert not (repo / "target" / "gate" / "worktrees" / "base").exists()  # removed after
+
+
+def test_comment_only_commit_passes(repo: Path) -> None:
+    (repo / "bench.pl").write_text("# uncommitted edit\n")  # dirty, and not measured
+    try:
+        code, doc, text = gate(repo, "--base", "c2", "--head", "c3")
+    finally:
+        git(repo, "checkout", "--", "bench.pl")
+    assert code == 0, text
+    assert "uncommitted change" in text
+    assert {b["name"] for b in doc["benchmarks"]} == {
+        "perl/fixture/square",
+        "perl/fixture/cube",
+        "perl/fixture/extra",
+        "perl/fixture/size",
+    }
+    assert all(b["verdict"] != "regressed" for b in doc["benchmarks"])
+
+
+def test_base_that_does_not_build_exits_3_with_the_error_tail(repo: Path) -> None:
+    code, doc, text = gate(repo, "--base", "broken", "--head", "c1")
+    assert code == 3, text
+    assert "Missing right curly" in text  # perl -c's complaint, from the build log's tail
+    assert doc["suite_failures"][0]["side"] == "base"
+    assert doc["suite_failures"][0]["what"] == "build"
+
+
+def test_unknown_ref_is_bad_input(repo: Path) -> None:
+    code, doc, text = gate(repo, "--base", "no-such-ref")
+    assert code == 2 and doc is None
+    assert "no-such-ref" in text and "Traceback" not in text
