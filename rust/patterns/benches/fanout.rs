@@ -21,7 +21,7 @@ const SLOW_SLEEP: Duration = Duration::from_millis(12);
 /// does not change with W.
 const CAPACITIES: [(usize, &str); 4] = [(0, "cap0"), (1, "cap1"), (3, "cap3"), (W, "capW")];
 /// Lines per iteration of the CPU workload.
-const LINES: usize = 20_000;
+const LINES: usize = 2_000;
 
 fn bench(c: &mut Criterion, threads: usize) {
     let input: Vec<u64> = (0..ITEMS).collect();

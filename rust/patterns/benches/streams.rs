@@ -3,7 +3,7 @@
 
 mod common;
 
-use criterion::{Criterion, Throughput};
+use criterion::{Criterion, SamplingMode, Throughput};
 use patterns::streams;
 
 /// Items per iteration: the seed used 10^8 in one timed run; criterion
@@ -18,6 +18,8 @@ fn bench(c: &mut Criterion) {
         .expect("tokio runtime");
 
     let mut group = c.benchmark_group("streams");
+    // Up to ~80 ms per iteration for async-trait: equal iterations per sample.
+    group.sampling_mode(SamplingMode::Flat);
     group.throughput(Throughput::Elements(N));
     group.bench_function("iterator", |b| {
         b.iter(|| assert_eq!(streams::iterator(N), SUM))

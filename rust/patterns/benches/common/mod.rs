@@ -14,11 +14,18 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// Reads `BENCH_PROFILE` and `BENCH_THREADS`; a malformed value stops the
+    /// process with exit code 2 (bad input) before anything is measured.
     pub fn from_env() -> Setup {
-        Setup {
-            profile: env::profile(),
-            threads: env::threads(),
-        }
+        let var = |name| std::env::var(name).ok();
+        let parsed = env::parse_profile(var("BENCH_PROFILE").as_deref()).and_then(|profile| {
+            env::parse_threads(var("BENCH_THREADS").as_deref(), env::available_cpus())
+                .map(|threads| Setup { profile, threads })
+        });
+        parsed.unwrap_or_else(|message| {
+            eprintln!("error: {message}");
+            std::process::exit(2)
+        })
     }
 
     /// Criterion configured for the profile, then from the command line.
