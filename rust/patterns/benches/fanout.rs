@@ -10,7 +10,7 @@ mod common;
 
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput};
 use patterns::fanout::{bulks, chanchan, quote_bulk, sample_lines, sleep_work, unordered};
 
 const ITEMS: u64 = 20;
@@ -23,10 +23,11 @@ const CAPACITIES: [(usize, &str); 4] = [(0, "cap0"), (1, "cap1"), (3, "cap3"), (
 /// Lines per iteration of the CPU workload.
 const LINES: usize = 2_000;
 
-fn bench(c: &mut Criterion, threads: usize) {
+fn bench(c: &mut Criterion, setup: &common::Setup) {
+    let threads = setup.threads;
     let input: Vec<u64> = (0..ITEMS).collect();
     let mut group = c.benchmark_group("fanout");
-    group.sampling_mode(SamplingMode::Flat);
+    group.sampling_mode(setup.sampling());
     group.throughput(Throughput::Elements(ITEMS));
 
     for (workload, slow) in [("uniform", None), ("mixed", Some(SLOW_SLEEP))] {
@@ -81,6 +82,6 @@ fn main() {
     let setup = common::Setup::from_env();
     setup.write_meta("fanout", "items/s");
     let mut c = setup.criterion();
-    bench(&mut c, setup.threads);
+    bench(&mut c, &setup);
     c.final_summary();
 }

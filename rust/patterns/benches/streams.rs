@@ -3,7 +3,7 @@
 
 mod common;
 
-use criterion::{Criterion, SamplingMode, Throughput};
+use criterion::{Criterion, Throughput};
 use patterns::streams;
 
 /// Items per iteration: the seed used 10^8 in one timed run; criterion
@@ -11,15 +11,14 @@ use patterns::streams;
 const N: u64 = 1_000_000;
 const SUM: u64 = N * (N + 1) / 2;
 
-fn bench(c: &mut Criterion) {
+fn bench(c: &mut Criterion, setup: &common::Setup) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
 
     let mut group = c.benchmark_group("streams");
-    // Up to ~80 ms per iteration for async-trait: equal iterations per sample.
-    group.sampling_mode(SamplingMode::Flat);
+    group.sampling_mode(setup.sampling());
     group.throughput(Throughput::Elements(N));
     group.bench_function("iterator", |b| {
         b.iter(|| assert_eq!(streams::iterator(N), SUM))
@@ -50,6 +49,6 @@ fn main() {
     let setup = common::Setup::from_env();
     setup.write_meta("streams", "items/s");
     let mut c = setup.criterion();
-    bench(&mut c);
+    bench(&mut c, &setup);
     c.final_summary();
 }

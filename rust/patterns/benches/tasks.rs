@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use criterion::{Criterion, SamplingMode, Throughput};
+use criterion::{Criterion, Throughput};
 use patterns::tasks::{self, sleep_then_id};
 
 /// The seed's 1000 tasks, each sleeping D; D is 1 ms (tokio's timer tick)
@@ -14,7 +14,8 @@ const D: Duration = Duration::from_millis(1);
 /// One-by-one takes N × D, so it gets fewer tasks (the seed stopped at 4).
 const N_ONE_BY_ONE: u64 = 20;
 
-fn bench(c: &mut Criterion, threads: usize) {
+fn bench(c: &mut Criterion, setup: &common::Setup) {
+    let threads = setup.threads;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         .enable_all()
@@ -28,7 +29,7 @@ fn bench(c: &mut Criterion, threads: usize) {
     };
 
     let mut group = c.benchmark_group("tasks");
-    group.sampling_mode(SamplingMode::Flat);
+    group.sampling_mode(setup.sampling());
     group.throughput(Throughput::Elements(N));
     group.bench_function("join_all", |b| {
         b.to_async(&rt)
@@ -62,6 +63,6 @@ fn main() {
     let setup = common::Setup::from_env();
     setup.write_meta("tasks", "tasks/s");
     let mut c = setup.criterion();
-    bench(&mut c, setup.threads);
+    bench(&mut c, &setup);
     c.final_summary();
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use criterion::{Criterion, SamplingMode, Throughput};
+use criterion::{Criterion, Throughput};
 use patterns::tree::{Tree, TreeSpec};
 use patterns::walk;
 
@@ -16,7 +16,8 @@ const SPEC: TreeSpec = TreeSpec {
     symlink_every: 10,
 };
 
-fn bench(c: &mut Criterion, threads: usize, tree: &Tree) {
+fn bench(c: &mut Criterion, setup: &common::Setup, tree: &Tree) {
+    let threads = setup.threads;
     let root = tree.root();
     let count = tree.expected().len();
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -36,7 +37,7 @@ fn bench(c: &mut Criterion, threads: usize, tree: &Tree) {
     };
 
     let mut group = c.benchmark_group("walk");
-    group.sampling_mode(SamplingMode::Flat);
+    group.sampling_mode(setup.sampling());
     group.throughput(Throughput::Elements(count as u64));
     group.bench_function("std_sync", |b| {
         b.iter(|| check("std_sync", walk::std_sync(root)))
@@ -69,7 +70,7 @@ fn main() {
     let mut c = setup.criterion();
     // Created once per process; removed when `tree` drops.
     let tree = Tree::create(SPEC).expect("create the walk tree");
-    bench(&mut c, setup.threads, &tree);
+    bench(&mut c, &setup, &tree);
     drop(tree);
     c.final_summary();
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use criterion::Criterion;
+use criterion::{Criterion, SamplingMode};
 use patterns::env::{self, Profile};
 
 /// The settings one bench process runs with.
@@ -44,6 +44,16 @@ impl Setup {
         match std::env::var("BENCH_FILTER") {
             Ok(filter) if !filter.is_empty() && !has_cli_filter() => c.with_filter(filter),
             _ => c,
+        }
+    }
+
+    /// Quick: every sample runs the same number of iterations (flat), since
+    /// sleep-bound iterations take milliseconds and linear sampling would
+    /// overrun the second. Full: criterion's own choice (auto).
+    pub fn sampling(&self) -> SamplingMode {
+        match self.profile {
+            Profile::Quick => SamplingMode::Flat,
+            Profile::Full => SamplingMode::Auto,
         }
     }
 
