@@ -236,8 +236,9 @@ def _find_bad_bench(spans: dict[str, list[tuple[int, int]]], flat: list[Any], fa
                 name_ = bench.get("name")
                 if not isinstance(name_, str) or not name_:
                     raise fail(f"{where}.name", "a non-empty string", name_)
-                if not _is_number(bench.get("value")):
-                    raise fail(f"{where}.value", "a number", bench.get("value"))
+                value = bench.get("value")
+                if not _is_number(value):  # quote strings: "31" is not 31
+                    raise fail(f"{where}.value", "a number", repr(value))
                 if not isinstance(bench.get("unit"), str):
                     raise fail(f"{where}.unit", "a string", bench.get("unit"))
                 for key in ("range", "extra"):

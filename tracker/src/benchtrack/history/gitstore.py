@@ -27,7 +27,14 @@ from benchtrack.history.dirstore import DirStore
 from benchtrack.history.model import History
 
 # Words git prints when the remote refused for a reason a retry will not change.
-_PERMANENT = ("hook declined", "permission", "denied", "authentication failed", "not found")
+_PERMANENT = (
+    "hook declined",
+    "permission",
+    "denied",
+    "authentication failed",
+    "not found",
+    "access rights",
+)
 
 
 class PublishFailed(BenchtrackError):
@@ -68,6 +75,8 @@ class GitStore:
         with _tempdir() as work:
             _git(work, "init", "-q")
             exists = self._fetch(work)
+            if exists:
+                _git(work, "checkout", "-q", "-f", "--detach", "FETCH_HEAD")
             yield work, exists
 
     # -- writing ---------------------------------------------------------------------------------
@@ -104,7 +113,10 @@ class GitStore:
             raise PublishFailed(self._refused(last_error, self.attempts))
 
     def _refused(self, stderr: str, attempts: int) -> str:
-        tail = " | ".join(line.strip() for line in stderr.strip().splitlines()[-3:])
+        # What the remote said (hook output, "[remote rejected] ... (reason)"), not git's hints.
+        lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+        said = [ln for ln in lines if ln.startswith(("remote:", "!", "error:", "fatal:"))]
+        tail = " | ".join((said or lines)[-6:])
         return (
             f"{self.spec}: the remote did not accept the history after {attempts} attempt(s): "
             f"{tail or 'push failed'}; nothing was lost (the result documents are unchanged, "
@@ -112,7 +124,7 @@ class GitStore:
         )
 
     def _push(self, work: Path) -> tuple[bool, str]:
-        done = _run(work, "push", "-q", "origin", f"HEAD:refs/heads/{self.branch}")
+        done = _run(work, "push", "-q", self.url, f"HEAD:refs/heads/{self.branch}")
         return done.returncode == 0, done.stderr
 
     # -- plumbing --------------------------------------------------------------------------------

@@ -1,0 +1,118 @@
+"""data.js bytes: ours equal what github-action-benchmark (Node's JSON) reads and writes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchtrack import synthetic
+from benchtrack.errors import BadInput
+from benchtrack.history import format as fmt
+from benchtrack.history import new_entries, open_store
+
+# What the action does: load = JSON.parse(script.slice(PREFIX.length)); store = PREFIX +
+# JSON.stringify(data, null, 2). Prints whether our bytes equal its re-serialisation, and the data.
+NODE_ROUNDTRIP = r"""
+const fs = require('fs');
+const PREFIX = 'window.BENCHMARK_DATA = ';
+const script = fs.readFileSync(process.argv[1], 'utf8');
+const data = JSON.parse(script.slice(PREFIX.length));
+const again = PREFIX + JSON.stringify(data, null, 2);
+process.stdout.write(JSON.stringify({same: again === script, data}));
+"""
+
+
+def node_roundtrip(path: Path) -> dict:
+    done = subprocess.run(
+        ["node", "-e", NODE_ROUNDTRIP, str(path)], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout)
+
+
+def test_js_number_matches_node_for_awkward_floats():
+    values = [
+        1.0,
+        0.5,
+        -0.0,
+        1e21,
+        1e20 + 2**20,
+        123e18,
+        1e-7,
+        1.5e-6,
+        9.99e-6,
+        0.0001,
+        1e-5,
+        2**53 + 2.0,
+        494995203.0,
+        6.02214076e23,
+        5e-324,
+        1.7976931348623157e308,
+        0.1 + 0.2,
+    ]
+    script = f"process.stdout.write(JSON.stringify({json.dumps(values)}.map(String)))"
+    node = json.loads(
+        subprocess.run(["node", "-e", script], capture_output=True, text=True, check=True).stdout
+    )
+    assert [fmt.js_number(v) for v in values] == node
+
+
+def test_dumps_equals_json_stringify_for_awkward_values(tmp_path):
+    data = fmt.empty()
+    data["entries"]["k"] = [
+        {
+            "commit": {"id": "a" * 40, "message": 'é "quoted" \\ \t\n\u2028 😀', "url": ""},
+            "date": 1700000000000,
+            "tool": fmt.BIGGER_TOOL,
+            "benches": [
+                {"name": f"n{i}", "value": fmt.js_value(v), "unit": "x/s"}
+                for i, v in enumerate([1.0, 2.5e-6, 1e22, 3.25, 12345678901234567890.0])
+            ],
+        }
+    ]
+    path = tmp_path / "data.js"
+    path.write_bytes(fmt.dumps(data))
+    assert node_roundtrip(path)["same"]
+
+
+def test_written_history_reads_back_identically_in_node(tmp_path):
+    synthetic.history(tmp_path, commits=6, benches=30, runners=(2,))
+    store = open_store(tmp_path)
+    store.append(new_entries([(f"d{i}", d) for i, d in enumerate(synthetic.run(6, 2, 30))]))
+    path = tmp_path / "bench/ubuntu-latest-2cpu/data.js"
+    node = node_roundtrip(path)
+    assert node["same"], "JSON.stringify(JSON.parse(ours), null, 2) must give our bytes back"
+    ours = fmt.parse(path.read_bytes(), "data.js").data
+    assert node["data"] == json.loads(json.dumps(ours))  # the same values, names, strings
+    runner = store.read().runners["ubuntu-latest-2cpu"]
+    node_entry = node["data"]["entries"]["ubuntu-latest-2cpu"]
+    first = node_entry[-1]["benches"][0]
+    series = runner.series[first["name"]]
+    assert series.value[-1] == first["value"]
+    assert len(series) == len(node_entry) == 7
+
+
+def test_parse_refuses_truncated_file_naming_it():
+    good = fmt.dumps(fmt.empty())
+    with pytest.raises(BadInput, match=r"^bench/x/data.js: expected valid JSON"):
+        fmt.parse(good[:-3], "bench/x/data.js")
+    with pytest.raises(BadInput, match=r"starting with 'window\.BENCHMARK_DATA = '"):
+        fmt.parse(b'{"entries": {}}', "bench/x/data.js")
+    with pytest.raises(BadInput, match="the file is empty"):
+        fmt.parse(b"", "bench/x/data.js")
+
+
+def test_parse_names_the_field_of_a_bad_value():
+    data = fmt.empty()
+    bench = {"name": "rust/a/b", "value": 1, "unit": "x/s"}
+    entry = {"commit": {"id": "c"}, "date": 1, "tool": fmt.BIGGER_TOOL}
+    data["entries"]["x"] = [dict(entry, benches=[bench]) for _ in range(3)]
+    data["entries"]["x"].append(dict(entry, benches=[dict(bench, value="31")]))
+    raw = fmt.dumps(data)
+    with pytest.raises(BadInput) as err:
+        fmt.parse(raw, "bench/local-2cpu/data.js")
+    assert str(err.value) == (
+        "bench/local-2cpu/data.js: entries.x[3].benches[0].value: expected a number, got '31'"
+    )
