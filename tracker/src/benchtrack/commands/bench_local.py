@@ -78,6 +78,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"local history directory (default {HISTORY})",
     )
     parser.add_argument(
+        "--no-history",
+        action="store_true",
+        help="leave the history alone: only the result documents (CI: the publish job appends)",
+    )
+    parser.add_argument(
         "--raw-command",
         default=RAW_COMMAND,
         help=f"command run per suite to produce its raw output (default '{RAW_COMMAND}')",
@@ -261,6 +266,8 @@ def _compare(run: SuiteRun, threshold: float, out) -> SuiteRun:
 def _append_history(runs: list[SuiteRun], args, out) -> None:
     docs = [(str(r.results), r.doc) for r in runs if r.doc is not None and r.doc.benchmarks]
     if not docs:
+        return
+    if args.no_history:
         return
     if args.filter:
         # A filtered run is a partial point; the history keeps one point per commit, so it would

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# CI bench job: every suite on this runner size (pinned with taskset when BENCH_TASKSET is set),
+# result documents in target/bench/results/, the table in the job summary. The publish job appends.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=scripts/tools.sh
+. scripts/tools.sh
+
+pin=()
+[ -n "${BENCH_TASKSET:-}" ] && pin=(taskset -c "$BENCH_TASKSET")
+mkdir -p target/bench
+"${pin[@]}" uv run --frozen benchtrack bench-local --no-history --markdown > target/bench/summary.md
+rc=$?
+cat target/bench/summary.md
+[ -n "${GITHUB_STEP_SUMMARY:-}" ] && cat target/bench/summary.md >> "$GITHUB_STEP_SUMMARY"
+exit "$rc"

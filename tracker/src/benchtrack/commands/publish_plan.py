@@ -1,0 +1,52 @@
+"""`benchtrack publish-plan`: the publish job's first step (see benchtrack.publish)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from benchtrack import publish
+from benchtrack.errors import EXIT_OK, BadInput
+from benchtrack.fsutil import append_line
+
+NAME = "publish-plan"
+HELP = (
+    "CI publish job: fetch and validate gh-pages, export each runner size's results for "
+    "github-action-benchmark, write slot outputs"
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--artifacts", type=Path, default=Path("target/bench/artifacts"))
+    parser.add_argument("--export-dir", type=Path, default=Path("target/bench/export"))
+    parser.add_argument(
+        "--expected-keys",
+        default=os.environ.get("EXPECTED_KEYS", ""),
+        help="JSON list of the matrix's runner keys (default: $EXPECTED_KEYS)",
+    )
+    parser.add_argument("--github-output", action="store_true", help="write to $GITHUB_OUTPUT")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        expected = json.loads(args.expected_keys)
+    except ValueError:
+        expected = None
+    if not isinstance(expected, list) or not all(isinstance(k, str) for k in expected):
+        raise BadInput("--expected-keys", None, "a JSON list of runner keys", args.expected_keys)
+    plan = publish.plan(
+        Path.cwd(), args.artifacts, args.export_dir, expected, Path("target/bench/gh-pages")
+    )
+    for key in plan.slots:
+        print(f"publish: {key}: results exported to {args.export_dir}/{key}.*.json")
+    for key in plan.missing:
+        print(f"publish: {key}: no results (its bench job failed); not published")
+    if args.github_output:
+        target = os.environ.get("GITHUB_OUTPUT")
+        if not target:
+            raise BadInput("$GITHUB_OUTPUT", None, "the path GitHub Actions sets for step outputs")
+        for name, value in plan.outputs().items():
+            append_line(target, f"{name}={value}")
+    return EXIT_OK

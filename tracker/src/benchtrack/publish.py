@@ -1,0 +1,159 @@
+"""CI's publish job as plain functions, so a local test runs exactly what the workflow runs.
+
+The job works inside the checked-out repository, whose `origin` carries the push credentials that
+actions/checkout configured (a clone of our own would not have them):
+
+1. `plan`: fetch gh-pages into a local branch (creating it on the remote when it does not exist,
+   since github-action-benchmark cannot), refuse a history with any unreadable data.js (the action
+   would silently start over from an empty one), export each runner size's result documents as
+   the action's input, and say which sizes produced nothing.
+2. the action, once per runner size and direction (or `benchtrack append` locally).
+3. `publish_site`: on a fresh checkout of gh-pages, write the change points and the dashboard
+   beside the data.js files (never over them), commit, push; a rejected push starts over from the
+   new tip, since everything it writes is derived.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import subprocess
+import tarfile
+import time
+from dataclasses import dataclass, field
+from io import BytesIO
+from pathlib import Path
+
+import orjson
+
+from benchtrack.errors import BadInput, BenchtrackError
+from benchtrack.export import check_one_run, merged_benchmarks
+from benchtrack.history import open_store
+from benchtrack.result import ResultDocument
+
+BRANCH = "gh-pages"
+SLOTS = 6  # store-benchmark slots in .github/workflows/bench.yml's publish job
+
+
+class PublishError(BenchtrackError):
+    """git refused something the publish job needs (exit 2, nothing of ours pushed)."""
+
+
+@dataclass
+class Plan:
+    slots: list[str] = field(default_factory=list)  # runner keys with results, in matrix order
+    missing: list[str] = field(default_factory=list)  # expected keys without results
+
+    def outputs(self) -> dict[str, str]:
+        out = {f"slot{i + 1}": key for i, key in enumerate(self.slots)}
+        out.update({f"slot{i + 1}": "" for i in range(len(self.slots), SLOTS)})
+        out["missing"] = " ".join(self.missing)
+        return out
+
+
+def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+    if check and done.returncode != 0:
+        raise PublishError(f"git {' '.join(args)} failed in {repo}: {done.stderr.strip()}")
+    return done
+
+
+def fetch_branch(repo: Path, remote: str = "origin", branch: str = BRANCH) -> None:
+    """Make the local `branch` equal the remote's, creating the remote branch when it is new."""
+    if not git(repo, "ls-remote", "--heads", remote, branch).stdout.strip():
+        empty_tree = git(repo, "hash-object", "-t", "tree", "-w", "--stdin").stdout.strip()
+        root = git(repo, "commit-tree", empty_tree, "-m", "Create gh-pages for benchtrack")
+        # Racing publishers: whoever pushes second is rejected and fetches the winner's branch.
+        git(repo, "push", remote, f"{root.stdout.strip()}:refs/heads/{branch}", check=False)
+    git(repo, "fetch", "--no-tags", remote, f"+refs/heads/{branch}:refs/heads/{branch}")
+
+
+def snapshot(repo: Path, branch: str, dest: Path) -> Path:
+    """The branch's files in `dest`, read-only use: the action must be able to switch to it."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", branch], cwd=repo, capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest
+
+
+def plan(
+    repo: Path, artifacts: Path, export_dir: Path, expected: list[str], snapshot_dir: Path
+) -> Plan:
+    fetch_branch(repo)
+    history = snapshot(repo, BRANCH, snapshot_dir)
+    problems = open_store(history).validate()
+    if problems:
+        details = "; ".join(str(p) for p in problems[:5])
+        raise BadInput(
+            f"{BRANCH} branch", None, "every data.js readable (not publishing over it)", details
+        )
+    export_dir.mkdir(parents=True, exist_ok=True)
+    result = Plan()
+    for key in expected:
+        paths = sorted((artifacts / f"results-{key}").glob("*.json"))
+        docs = [(str(p), ResultDocument.load(p)) for p in paths]
+        docs = [(p, d) for p, d in docs if d.benchmarks]
+        if not docs:
+            result.missing.append(key)
+            continue
+        check_one_run(docs)
+        if docs[0][1].runner.key != key:
+            raise BadInput(docs[0][0], "runner", f"runner size {key}", docs[0][1].runner.key)
+        for direction in ("bigger", "smaller"):
+            records = merged_benchmarks(docs, direction)
+            target = export_dir / f"{key}.{direction}.json"
+            target.unlink(missing_ok=True)
+            if records:  # the action refuses an empty list; the workflow skips a missing file
+                target.write_bytes(orjson.dumps(records, option=orjson.OPT_INDENT_2))
+        result.slots.append(key)
+    if len(result.slots) > SLOTS:
+        raise BadInput(
+            ".github/bench-runners.toml", "runner", f"at most {SLOTS} sizes (bench.yml's slots)"
+        )
+    return result
+
+
+def publish_site(repo: Path, work: Path, build, attempts: int = 5) -> str:
+    """Build derived files on the newest gh-pages with `build(dir)`, commit, push; return status.
+
+    `build` writes change points and the dashboard into the directory it is given. A data.js it
+    would change is refused: only the action and `benchtrack append` write those.
+    """
+    for attempt in range(1, attempts + 1):
+        fetch_branch(repo)
+        git(repo, "worktree", "remove", "--force", str(work), check=False)
+        shutil.rmtree(work, ignore_errors=True)
+        git(repo, "worktree", "prune")
+        git(repo, "worktree", "add", "--detach", str(work), BRANCH)
+        try:
+            build(work)
+            git(work, "add", "-A")
+            changed = git(work, "diff", "--cached", "--name-only").stdout.split()
+            touched = [name for name in changed if name.endswith("/data.js")]
+            if touched:
+                raise PublishError(f"the site build changed {touched[0]}; refusing to publish")
+            if not changed:
+                return "dashboard unchanged"
+            git(
+                work,
+                "-c",
+                "user.name=benchtrack",
+                "-c",
+                "user.email=benchtrack@users.noreply.github.com",
+                "commit",
+                "-q",
+                "-m",
+                "benchtrack: dashboard and change points",
+            )
+            pushed = git(work, "push", "origin", f"HEAD:refs/heads/{BRANCH}", check=False)
+            if pushed.returncode == 0:
+                return f"dashboard published ({len(changed)} files)"
+            error = pushed.stderr.strip()
+        finally:
+            git(repo, "worktree", "remove", "--force", str(work), check=False)
+        time.sleep(min(8.0, 0.5 * 2**attempt) * random.uniform(0.5, 1.0))
+    raise PublishError(f"push to {BRANCH} rejected {attempts} times: {error}")
