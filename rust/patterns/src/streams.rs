@@ -1,5 +1,6 @@
 //! The call cost of iterators and async streams (seed 001): sum 1..=n through
-//! each kind, `black_box` on every item so the loop cannot be folded away.
+//! each kind, `black_box` on every item so the loop cannot be folded away
+//! (`sum += x; black_box(x);`, the seed's exact form).
 //! The async variants are meant for a current-thread runtime, as in the seed.
 //!
 //! Nightly generators have no stable equivalent; [`generator_standin`] is a
@@ -45,7 +46,8 @@ impl Iterator for Counter {
 async fn sum_stream<S: Stream<Item = u64> + Unpin>(mut s: S) -> u64 {
     let mut sum = 0;
     while let Some(x) = s.next().await {
-        sum += black_box(x);
+        sum += x;
+        black_box(x);
     }
     sum
 }
@@ -54,7 +56,8 @@ async fn sum_stream<S: Stream<Item = u64> + Unpin>(mut s: S) -> u64 {
 pub fn iterator(n: u64) -> u64 {
     let mut sum = 0;
     for x in Counter::new(n) {
-        sum += black_box(x);
+        sum += x;
+        black_box(x);
     }
     sum
 }
@@ -64,7 +67,8 @@ pub async fn async_next(n: u64) -> u64 {
     let mut counter = Counter::new(n);
     let mut sum = 0;
     while let Some(x) = counter.next_async().await {
-        sum += black_box(x);
+        sum += x;
+        black_box(x);
     }
     sum
 }
@@ -141,7 +145,8 @@ pub async fn async_trait(n: u64) -> u64 {
     let mut source: Box<dyn AsyncSource> = Box::new(Counter::new(n));
     let mut sum = 0;
     while let Some(x) = source.next().await {
-        sum += black_box(x);
+        sum += x;
+        black_box(x);
     }
     sum
 }
@@ -188,7 +193,8 @@ pub fn generator_standin(n: u64) -> u64 {
     let mut generator = RangeGen::Start { n };
     let mut sum = 0;
     while let GenState::Yielded(x) = Pin::new(&mut generator).resume() {
-        sum += black_box(x);
+        sum += x;
+        black_box(x);
     }
     sum
 }
