@@ -19,8 +19,10 @@
     [suites.python.env]                        # a short per-round measurement
     BENCH_PROFILE = "round"
 
-Env values may use ${GATE_CACHE} (a per-side cache directory under target/gate/ that survives
-runs, e.g. for CARGO_TARGET_DIR) and ${GATE_CHECKOUT} (the side's checkout).
+Env values may use ${GATE_CACHE} (a per-side cache directory under target/gate/cache/ that
+survives runs), ${GATE_SHARED_CACHE} (one for both sides: cargo keys artifacts by source path, so
+base and head coexist in one CARGO_TARGET_DIR and share the dependencies' build) and
+${GATE_CHECKOUT} (the side's checkout).
 """
 
 from __future__ import annotations

@@ -51,15 +51,23 @@ class Rounds:
     orders: list[str] = field(default_factory=list)  # "base,head" or "head,base" per round
     errors: dict[str, dict[str, str]] = field(default_factory=lambda: {"base": {}, "head": {}})
     seconds: float = 0.0
+    # Every sample of every round (side -> name -> per round), for recorded A/A data.
+    samples: dict[str, dict[str, list[list[float] | None]]] = field(
+        default_factory=lambda: {"base": {}, "head": {}}
+    )
+    run_seconds: dict[str, list[float]] = field(default_factory=dict)  # suite -> per run
 
     @property
     def count(self) -> int:
         return len(self.orders)
 
-    def add(self, side: str, rnd: int, name: str, value: float, meta: Meta) -> None:
+    def add(self, side: str, rnd: int, name: str, samples: list[float], meta: Meta) -> None:
         series = self.values[side].setdefault(name, [])
         series.extend([math.nan] * (rnd - len(series)))  # rounds where it had no value
-        series.append(value)
+        series.append(statistics.median(samples))
+        kept = self.samples[side].setdefault(name, [])
+        kept.extend([None] * (rnd - len(kept)))
+        kept.append(list(samples))
         self.meta.setdefault(name, meta)
 
     def padded(self, side: str, name: str) -> list[float]:
@@ -88,6 +96,7 @@ def child_env(co: Checkout, suite: Suite, pins: dict[str, str], filt: str | None
     }
     env.update(pins)
     env["GATE_CHECKOUT"], env["GATE_CACHE"], env["GATE_SIDE"] = str(co.path), str(co.cache), co.side
+    env["GATE_SHARED_CACHE"] = str(co.cache.parent / "shared")
     for key, value in suite.env.items():
         env[key] = string.Template(value).safe_substitute(env)
     if filt:
@@ -237,7 +246,8 @@ def interleave(
                     if pattern and not pattern.search(b.name):
                         continue
                     meta = Meta(b.unit, getattr(b, "direction", "bigger"), suite.name)
-                    data.add(co.side, rnd, b.name, statistics.median(b.samples), meta)
+                    data.add(co.side, rnd, b.name, list(b.samples), meta)
+                data.run_seconds.setdefault(suite.name, []).append(time.monotonic() - t0)
                 for e in errors:
                     if not pattern or pattern.search(e.name):
                         data.errors[co.side].setdefault(e.name, e.message)

@@ -1,0 +1,69 @@
+"""`benchtrack evaluate`: the gate's false-fail rate and power on recorded A/A rounds, beside
+github-action-benchmark's and pytest-benchmark's rules."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import orjson
+from rich.console import Console
+from rich.markdown import Markdown
+
+from benchtrack.errors import BadInput
+from benchtrack.fsutil import atomic_write
+from benchtrack.gate import aa, config, worktree
+from benchtrack.gate import evaluate as ev
+
+NAME = "evaluate"
+HELP = "Measure the gate's error rates (false-fail, power) on recorded A/A rounds"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "data",
+        nargs="?",
+        type=Path,
+        default=Path("target/bench/aa/aa.json"),
+        help="A/A recording from `benchtrack record-aa` (default target/bench/aa/aa.json)",
+    )
+    p.add_argument("--config", type=Path, help=f"gate config (default <repo>/{config.CONFIG_NAME})")
+    p.add_argument("--prs", type=int, default=400, help="pseudo-PRs per cell (default 400)")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--rounds", type=int, help="the gate's round limit (default [gate].rounds)")
+    p.add_argument("--threshold", type=float, help="default threshold override (a fraction)")
+    p.add_argument("--alpha", type=float, help="family-wise alpha override")
+    p.add_argument("--no-adaptive", action="store_true")
+    p.add_argument("--markdown", type=Path, help="also save the table as Markdown here")
+    p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+
+
+def run(args: argparse.Namespace) -> int:
+    root = worktree.repo_root(Path.cwd())
+    cfg = config.load(args.config or root / config.CONFIG_NAME)
+    if args.prs < 10:
+        raise BadInput("--prs", None, "at least 10 pseudo-PRs", args.prs)
+    for flag, x in (("--threshold", args.threshold), ("--alpha", args.alpha)):
+        if x is not None and not 0 < x < 1:
+            raise BadInput(flag, None, "a fraction between 0 and 1", x)
+    if args.threshold is not None:
+        cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
+    data = aa.load(args.data)
+    looks = cfg.look_schedule(args.rounds, adaptive=not args.no_adaptive)
+    result = ev.evaluate(
+        data,
+        thresholds=np.array([cfg.threshold_for(n) for n in data.names]),
+        alpha=args.alpha or cfg.alpha,
+        looks=looks,
+        prs=args.prs,
+        seed=args.seed,
+    )
+    md = ev.markdown(result)
+    if args.markdown:
+        atomic_write(args.markdown, md)
+    if args.json:
+        print(orjson.dumps(ev.to_dict(result), option=orjson.OPT_INDENT_2).decode())
+    else:
+        Console().print(Markdown(md))
+    return 0

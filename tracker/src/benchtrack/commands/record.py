@@ -1,0 +1,87 @@
+"""`benchtrack record-aa`: measure one commit as both sides of the gate's rounds (A/A data)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import platform
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rich.console import Console
+
+from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, BadInput
+from benchtrack.fsutil import atomic_write
+from benchtrack.gate import aa, config, worktree
+from benchtrack.gate.rounds import interleave, toolchain_pins
+from benchtrack.runner import affinity_cpus, cpu_model
+
+NAME = "record-aa"
+HELP = "Record A/A rounds (one commit as base and head) for `benchtrack evaluate`"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ref", default="HEAD", help="commit to measure (default HEAD)")
+    p.add_argument("--config", type=Path, help=f"gate config (default <repo>/{config.CONFIG_NAME})")
+    p.add_argument("--suite", action="append", help="suite to run (repeatable)")
+    p.add_argument("--filter", help="regular expression on benchmark names")
+    p.add_argument("--rounds", type=int, default=30, help="rounds to record (default 30)")
+    p.add_argument("--cpus", help="pin the measurements, as for `gate`")
+    p.add_argument("--out", type=Path, default=Path("target/bench/aa/aa.json"))
+    p.add_argument("--keep-worktree", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    from benchtrack.commands.gate import cpu_list
+
+    console = Console(stderr=True)
+    say = lambda msg: console.print(f"[dim]record-aa:[/] {msg}", highlight=False)  # noqa: E731
+    if args.rounds < 3:
+        raise BadInput("--rounds", None, "at least 3 rounds", args.rounds)
+    root = worktree.repo_root(Path.cwd())
+    cfg = config.load(args.config or root / config.CONFIG_NAME)
+    suites = cfg.select(args.suite)
+    cpus = cpu_list(args.cpus)
+    sha, subject = worktree.resolve(root, args.ref, "--ref")
+    co = worktree.checkout(root, "aa", args.ref, sha, subject)
+    sides = (dataclasses.replace(co, side="base"), dataclasses.replace(co, side="head"))
+    failures: list = []
+    try:
+        data = interleave(
+            suites,
+            sides,
+            looks=[args.rounds],
+            pins=toolchain_pins(co.path),
+            name_filter=args.filter,
+            cpus=cpus,
+            logs=root / "target" / "gate" / "logs-aa",
+            stop_when=lambda _d: False,
+            progress=say,
+            failures=failures,
+        )
+    finally:
+        if not args.keep_worktree:
+            worktree.remove(root, co)
+    doc = aa.to_dict(
+        data,
+        {
+            "commit": sha,
+            "subject": subject,
+            "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "machine": f"{affinity_cpus()} CPUs ({cpus or 'unpinned'}), {cpu_model()}, "
+            f"{platform.system()} {platform.machine()}",
+            "suites": [s.name for s in suites],
+            "filter": args.filter,
+            "env": {s.name: s.env for s in suites},
+        },
+    )
+    atomic_write(args.out, aa.dump(doc))
+    say(
+        f"wrote {args.out}: {data.count} rounds, {len(doc['benchmarks'])} benchmarks, "
+        f"{data.seconds:.0f} s"
+    )
+    for f in failures:
+        console.print(
+            f"[red]{f.suite} failed to {f.what} ({f.side})[/]; log {f.log}\n{f.tail}", markup=True
+        )
+    return EXIT_BENCHMARK_FAILED if failures else EXIT_OK

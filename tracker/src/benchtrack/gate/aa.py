@@ -1,0 +1,130 @@
+"""Recorded A/A data (`benchtrack.aa/1`): one commit measured as both sides of the gate's rounds.
+
+`benchtrack record-aa` runs the gate's own interleaved runner with base = head, so the recording
+has exactly the structure a real gate run has (same suites, same per-round env, same order
+alternation); every sample of every round is kept so other rules can be replayed on it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+
+from benchtrack.errors import BadInput
+from benchtrack.gate.rounds import Rounds
+from benchtrack.result import parse_json
+
+SCHEMA = "benchtrack.aa/1"
+
+
+def to_dict(data: Rounds, meta: dict[str, Any]) -> dict[str, Any]:
+    benches = {}
+    for name in sorted(set(data.samples["base"]) & set(data.samples["head"])):
+        m = data.meta[name]
+        benches[name] = {
+            "suite": m.suite,
+            "unit": m.unit,
+            "direction": m.direction,
+            **{side: _pad(data.samples[side][name], data.count) for side in ("base", "head")},
+        }
+    return {
+        "schema": SCHEMA,
+        **meta,
+        "rounds": data.count,
+        "orders": data.orders,
+        "seconds": round(data.seconds, 1),
+        "run_seconds": {k: [round(x, 2) for x in v] for k, v in data.run_seconds.items()},
+        "errors": data.errors,
+        "benchmarks": benches,
+    }
+
+
+def _pad(series: list, n: int) -> list:
+    return series + [None] * (n - len(series))
+
+
+@dataclass(frozen=True)
+class AAData:
+    source: str
+    names: list[str]
+    suites: list[str]
+    units: list[str]
+    bigger: np.ndarray  # (m,) bool
+    values: dict[str, np.ndarray]  # side -> (m, R) per-round medians, as the gate uses
+    samples: dict[str, list[list[list[float]]]]  # side -> [bench][round] -> samples
+    dropped: list[str]  # benchmarks missing a round (a failure while recording)
+    doc: dict[str, Any]
+
+    @property
+    def rounds(self) -> int:
+        return self.values["base"].shape[1]
+
+    def round_seconds(self) -> float:
+        """Median wall time of one gate round (every suite, both sides) in this recording."""
+        per_suite = self.doc.get("run_seconds", {})
+        return float(sum(2 * np.median(v) for v in per_suite.values() if v))
+
+
+def load(path: Path) -> AAData:
+    try:
+        doc = parse_json(path.read_bytes(), path)
+    except FileNotFoundError:
+        raise BadInput(
+            path, None, "recorded A/A data (benchtrack record-aa), file not found"
+        ) from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise BadInput(
+            path, "schema", f'"{SCHEMA}"', doc.get("schema") if isinstance(doc, dict) else doc
+        )
+    benches = doc.get("benchmarks")
+    if not isinstance(benches, dict) or not benches:
+        raise BadInput(path, "benchmarks", "a non-empty object of recorded benchmarks")
+    names, suites, units, bigger, dropped = [], [], [], [], []
+    vals: dict[str, list] = {"base": [], "head": []}
+    samp: dict[str, list] = {"base": [], "head": []}
+    for name, b in sorted(benches.items()):
+        rounds = {side: b.get(side) for side in ("base", "head")}
+        if any(not isinstance(r, list) for r in rounds.values()):
+            raise BadInput(path, f"benchmarks.{name}", "base and head lists of rounds")
+        if any(not _ok(s) for r in rounds.values() for s in r):
+            dropped.append(name)
+            continue
+        names.append(name)
+        suites.append(str(b.get("suite", name.split("/")[0])))
+        units.append(str(b.get("unit", "")))
+        bigger.append(b.get("direction", "bigger") != "smaller")
+        for side in ("base", "head"):
+            samp[side].append([[float(x) for x in s] for s in rounds[side]])
+            vals[side].append([float(np.median(s)) for s in rounds[side]])
+    if not names:
+        raise BadInput(path, "benchmarks", "at least one benchmark with every round recorded")
+    if len({len(v) for side in vals for v in vals[side]}) != 1:
+        raise BadInput(path, "benchmarks", "the same number of rounds for every benchmark")
+    return AAData(
+        str(path),
+        names,
+        suites,
+        units,
+        np.array(bigger),
+        {side: np.array(v) for side, v in vals.items()},
+        samp,
+        dropped,
+        doc,
+    )
+
+
+def _ok(samples: Any) -> bool:
+    return (
+        isinstance(samples, list)
+        and len(samples) > 0
+        and all(isinstance(x, int | float) and math.isfinite(x) and x > 0 for x in samples)
+    )
+
+
+def dump(doc: dict[str, Any]) -> bytes:
+    return orjson.dumps(doc) + b"\n"

@@ -1,0 +1,245 @@
+"""Error rates of the gate, and of the usual rules, on recorded A/A rounds.
+
+Pseudo-PRs: a window of n consecutive recorded rounds (n = the gate's round limit) at a random
+start, each round's two runs labelled base/head by a coin flip (under A/A the labels are
+exchangeable, so this is a sign-flip resampling that keeps the machine's drift inside the window).
+
+- false-fail: the share of pseudo-PRs where any benchmark is `regressed` (the PR would fail);
+- power at loss d: one benchmark's head values scaled by (1 - d) (throughput) or 1 / (1 - d)
+  (smaller-is-better), the others untouched; detected when that benchmark is flagged. Each
+  benchmark is scaled in turn on every pseudo-PR, and the rates are averaged over benchmarks;
+- the same windows feed github-action-benchmark's rule (first round's base value vs head value)
+  and pytest-benchmark's mean:5% (first round's samples on each side).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats as sps
+
+from benchtrack.gate import ghrule
+from benchtrack.gate import verdict as v
+from benchtrack.gate.aa import AAData
+
+LOSSES = (0.02, 0.05, 0.10, 0.20)
+ACTION_THRESHOLDS = (1.1, 1.5, 2.0)
+PYTEST_FRACTION = 0.05
+CHUNK = 64  # pseudo-PRs per vectorised batch (the power arrays are P x m x m x n)
+
+
+@dataclass
+class Method:
+    label: str
+    false_fail: float
+    detect: dict[float, np.ndarray]  # loss -> (m,) detection rate per benchmark
+    note: str = ""
+
+    def mean_detect(self, d: float) -> float:
+        return float(np.mean(self.detect[d]))
+
+
+@dataclass
+class Evaluation:
+    data: AAData
+    prs: int
+    rounds: int
+    looks: list[int]
+    thresholds: np.ndarray
+    alpha: float
+    spread: np.ndarray  # (m,) sd of a round's log-ratio
+    mean_rounds: float
+    methods: list[Method] = field(default_factory=list)
+
+    @property
+    def gate(self) -> Method:
+        return self.methods[0]
+
+    def max_spread(self, d: float = 0.10, power: float = 0.95) -> np.ndarray:
+        """The largest round-to-round spread at which a loss d is still detected with `power`
+        by the last look (normal approximation of the mean; per-benchmark thresholds)."""
+        m, n = len(self.data.names), self.rounds
+        t = sps.t.isf(v.per_look_alpha(self.alpha, m, len(self.looks)), n - 1)
+        gap = np.log1p(-self.thresholds) - math.log1p(-d)
+        return np.maximum(gap, 0) * math.sqrt(n) / (t + sps.norm.isf(1 - power))
+
+
+def windows(rounds: int, n: int, prs: int, rng: np.random.Generator):
+    starts = rng.integers(0, rounds - n + 1, size=prs)
+    return starts[:, None] + np.arange(n)[None, :], rng.random((prs, n)) < 0.5
+
+
+def evaluate(
+    data: AAData,
+    *,
+    thresholds: np.ndarray,
+    alpha: float,
+    looks: list[int],
+    prs: int = 400,
+    seed: int = 7,
+    losses: tuple[float, ...] = LOSSES,
+) -> Evaluation:
+    n = min(looks[-1], data.rounds)
+    looks = [k for k in looks if k < n] + [n]
+    if n < v.MIN_ROUNDS:
+        raise ValueError(f"{data.source}: {data.rounds} rounds recorded, need {v.MIN_ROUNDS}")
+    rng = np.random.default_rng(seed)
+    idx, flip = windows(data.rounds, n, prs, rng)
+    m = len(data.names)
+    bigger = data.bigger
+    # (P, m, n) per-round values of each side of each pseudo-PR
+    b_all, h_all = (
+        data.values["base"][:, idx].transpose(1, 0, 2),
+        data.values["head"][:, idx].transpose(1, 0, 2),
+    )
+    fl = flip[:, None, :]
+    base, head = np.where(fl, h_all, b_all), np.where(fl, b_all, h_all)
+    lr = np.log(head) - np.log(base)
+    g = np.where(bigger[None, :, None], lr, -lr)
+
+    codes, stop, _ = v.sequential(g, thresholds, alpha, looks)
+    gate_ff = float(np.mean(np.any(codes == v.REGRESSED_C, axis=-1)))
+    gate_detect = {}
+    eye = np.eye(m)[None, :, :, None]
+    for d in losses:
+        hits = np.zeros(m)
+        for lo in range(0, prs, CHUNK):
+            gg = g[lo : lo + CHUNK, None, :, :] + math.log1p(-d) * eye  # scenario j: bench j lost d
+            c, _, _ = v.sequential(gg, thresholds, alpha, looks)
+            hits += np.sum(np.diagonal(c, axis1=1, axis2=2) == v.REGRESSED_C, axis=0)
+        gate_detect[d] = hits / prs
+    all_lr = np.log(data.values["head"]) - np.log(data.values["base"])
+    spread = np.std(all_lr, axis=1, ddof=1)
+    ev = Evaluation(data, prs, n, looks, thresholds, alpha, spread, float(np.mean(stop)))
+    label = (
+        f"benchtrack gate (δ {_pct_list(thresholds)}, α {alpha * 100:g}%, ≤{n} rounds, "
+        f"looks {'/'.join(map(str, looks))})"
+    )
+    ev.methods.append(Method(label, gate_ff, gate_detect, f"mean {ev.mean_rounds:.1f} rounds"))
+
+    # One round per side, as github-action-benchmark and pytest-benchmark see it.
+    first_b, first_h = base[:, :, 0], head[:, :, 0]
+    for thr in ACTION_THRESHOLDS:
+        ff = float(np.mean(np.any(ghrule.action_alerts(first_b, first_h, bigger, thr), axis=-1)))
+        det = {
+            d: np.mean(
+                ghrule.action_alerts(first_b, _lose(first_h, bigger, d), bigger, thr), axis=0
+            )
+            for d in losses
+        }
+        ev.methods.append(Method(f"github-action-benchmark alert {thr * 100:.0f}%", ff, det))
+    cost = {
+        side: np.array(
+            [
+                [ghrule.mean_cost(s, bool(bigger[i])) for s in data.samples[side][i]]
+                for i in range(m)
+            ]
+        )
+        for side in ("base", "head")
+    }
+    c_b, c_h = cost["base"][:, idx[:, 0]].T, cost["head"][:, idx[:, 0]].T  # (P, m)
+    f0 = flip[:, :1]
+    cb, ch = np.where(f0, c_h, c_b), np.where(f0, c_b, c_h)
+    ff = float(np.mean(np.any(ghrule.pytest_mean_fails(cb, ch, PYTEST_FRACTION), axis=-1)))
+    det = {
+        d: np.mean(ghrule.pytest_mean_fails(cb, ch / (1 - d), PYTEST_FRACTION), axis=0)
+        for d in losses
+    }
+    ev.methods.append(Method(f"pytest-benchmark mean:{PYTEST_FRACTION * 100:g}%", ff, det))
+    return ev
+
+
+def _lose(head: np.ndarray, bigger: np.ndarray, d: float) -> np.ndarray:
+    """Head values after a loss d: throughput × (1 - d), smaller-is-better ÷ (1 - d)."""
+    return np.where(bigger, head * (1 - d), head / (1 - d))
+
+
+def _pct_list(thresholds: np.ndarray) -> str:
+    values = sorted({round(float(t) * 100, 2) for t in thresholds})
+    return "/".join(f"{x:g}" for x in values) + "%"
+
+
+def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
+    d = ev.data
+    doc = d.doc
+    head = (
+        "| method | false-fail per PR | "
+        + " | ".join(f"detect −{x * 100:g}%" for x in losses)
+        + " |"
+    )
+    lines = [
+        "## Gate evaluation on recorded A/A data",
+        "",
+        f"Data: `{d.source}`: {d.rounds} rounds of commit `{str(doc.get('commit', ''))[:10]}` "
+        f"recorded {doc.get('recorded', '?')} on {doc.get('machine', '?')}; suites "
+        f"{', '.join(doc.get('suites', []))}; {len(d.names)} benchmarks"
+        + (f" ({len(d.dropped)} dropped: a round missing)" if d.dropped else "")
+        + f". {ev.prs} pseudo-PRs per cell (windows of {ev.rounds} rounds, labels flipped at "
+        "random).",
+        "",
+        head,
+        "|---|--:|" + "--:|" * len(losses),
+    ]
+    for mth in ev.methods:
+        cells = " | ".join(f"{mth.mean_detect(x) * 100:.1f}%" for x in losses)
+        note = f" ({mth.note})" if mth.note else ""
+        lines.append(f"| {mth.label}{note} | {mth.false_fail * 100:.2f}% | {cells} |")
+    ok = ev.gate.detect.get(0.10)
+    allowed = ev.max_spread()
+    lines += [
+        "",
+        "Detection: the share of (pseudo-PR, benchmark) pairs where the one benchmark whose head "
+        "lost d is flagged, averaged over benchmarks. False-fail: the share of pseudo-PRs (all "
+        "benchmarks together) that would fail.",
+        "",
+        f"Estimated gate time for these suites: {d.round_seconds():.0f} s per round × "
+        f"{ev.mean_rounds:.1f} rounds ≈ {d.round_seconds() * ev.mean_rounds / 60:.1f} min (builds "
+        "not included).",
+        "",
+        "### Per benchmark",
+        "",
+        "| benchmark | round spread (sd of log-ratio) | spread allowing 95% at −10% | gate −10% | "
+        "gate −20% | action 110% −10% |",
+        "|---|--:|--:|--:|--:|--:|",
+    ]
+    action110 = ev.methods[1]
+    for i, name in enumerate(d.names):
+        mark = "" if ok is None or ok[i] >= 0.95 else " ⚠️"
+        lines.append(
+            f"| `{name}`{mark} | {ev.spread[i] * 100:.2f}% | {allowed[i] * 100:.2f}% | "
+            f"{ev.gate.detect[0.10][i] * 100:.0f}% | {ev.gate.detect[0.20][i] * 100:.0f}% | "
+            f"{action110.detect[0.10][i] * 100:.0f}% |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def to_dict(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> dict:
+    return {
+        "schema": "benchtrack.evaluation/1",
+        "data": ev.data.source,
+        "rounds": ev.rounds,
+        "looks": ev.looks,
+        "alpha": ev.alpha,
+        "prs": ev.prs,
+        "mean_rounds": ev.mean_rounds,
+        "methods": [
+            {
+                "label": mth.label,
+                "false_fail": mth.false_fail,
+                "detect": {f"{x:g}": mth.mean_detect(x) for x in losses},
+            }
+            for mth in ev.methods
+        ],
+        "benchmarks": [
+            {
+                "name": name,
+                "spread": float(ev.spread[i]),
+                "max_spread_for_10pct": float(ev.max_spread()[i]),
+                "threshold": float(ev.thresholds[i]),
+                "gate_detect": {f"{x:g}": float(ev.gate.detect[x][i]) for x in losses},
+            }
+            for i, name in enumerate(ev.data.names)
+        ],
+    }

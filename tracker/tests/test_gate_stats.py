@@ -1,0 +1,141 @@
+"""The gate's statistics, config and the replayed rules, on synthetic rounds with known truth."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from benchtrack.errors import BadInput
+from benchtrack.gate import config, ghrule
+from benchtrack.gate import verdict as v
+
+
+def rounds(rng: np.random.Generator, m: int, n: int, sd: float) -> np.ndarray:
+    return rng.normal(0.0, sd, size=(m, n))
+
+
+def test_clear_loss_is_regressed_and_named_in_the_right_direction() -> None:
+    rng = np.random.default_rng(1)
+    g = rounds(rng, 3, 12, 0.01)
+    g[1] += math.log(0.8)  # benchmark 1 lost 20%
+    codes, stop, iv = v.sequential(g, 0.05, 0.01, [12])
+    assert [v.VERDICTS[c] for c in codes] == ["unchanged", "regressed", "unchanged"]
+    assert iv.hi[1] < math.log(0.95)
+    assert stop == 12
+
+
+def test_smaller_is_better_metric_growing_is_a_loss() -> None:
+    base = np.full((2, 8), 1000.0)
+    head = np.array([[1200.0] * 8, [1200.0] * 8])  # both grew 20%
+    bigger = np.array([True, False])  # a throughput and an RSS
+    g = v.goodness(base, head, bigger)
+    codes, _, _ = v.sequential(g, 0.05, 0.01, [8])
+    assert [v.VERDICTS[c] for c in codes] == ["improved", "regressed"]
+    assert v.to_change(float(g[1].mean()), False) == pytest.approx(0.2)
+
+
+def test_loss_inside_the_threshold_is_not_a_regression() -> None:
+    g = np.full((1, 10), math.log(0.97)) + np.linspace(-1e-3, 1e-3, 10)  # a tight 3% loss
+    codes, _, _ = v.sequential(g, 0.05, 0.01, [10])
+    assert v.VERDICTS[codes[0]] == "unchanged"
+    codes, _, _ = v.sequential(g, 0.02, 0.01, [10])
+    assert v.VERDICTS[codes[0]] == "regressed"
+
+
+def test_noise_is_inconclusive_not_a_verdict() -> None:
+    rng = np.random.default_rng(2)
+    g = rounds(rng, 1, 5, 0.2)
+    codes, _, _ = v.sequential(g, 0.05, 0.01, [5])
+    assert v.VERDICTS[codes[0]] == "inconclusive"
+
+
+def test_family_wise_false_fail_rate_is_controlled_for_many_benchmarks() -> None:
+    # 2000 A/A PRs of 40 benchmarks with heavy-tailed noise and 3 looks: false fails <= alpha.
+    rng = np.random.default_rng(3)
+    g = rng.standard_t(3, size=(2000, 40, 16)) * 0.03
+    codes, _, _ = v.sequential(g, 0.0001, 0.05, [8, 12, 16])  # a tiny threshold: hardest case
+    rate = np.mean(np.any(codes == v.REGRESSED_C, axis=-1))
+    assert rate <= 0.05
+    # the same data with an uncorrected per-benchmark 5% test fails far more often
+    iv = v.interval(g, 0.05)
+    assert np.mean(np.any(iv.hi < 0, axis=-1)) > 0.5
+
+
+def test_adaptive_stopping_stops_when_every_verdict_is_clear() -> None:
+    rng = np.random.default_rng(4)
+    g = rounds(rng, 2, 16, 0.002)
+    g[0] += math.log(0.7)
+    codes, stop, _ = v.sequential(g, 0.05, 0.01, [6, 11, 16])
+    assert stop == 6 and v.VERDICTS[codes[0]] == "regressed"
+    noisy = rounds(rng, 2, 16, 0.5)
+    _, stop, _ = v.sequential(noisy, 0.05, 0.01, [6, 11, 16])
+    assert stop == 16
+
+
+def test_too_few_rounds_is_inconclusive() -> None:
+    codes, _, _ = v.sequential(np.full((1, 2), -1.0), 0.05, 0.01, [2])
+    assert v.VERDICTS[codes[0]] == "inconclusive"
+
+
+def test_action_rule_matches_its_definition() -> None:
+    bigger = np.array([True, True, False])
+    base = np.array([200.0, 200.0, 100.0])
+    head = np.array([99.0, 101.0, 201.0])  # ratios 2.02, 1.98, 2.01 (smaller is better)
+    assert ghrule.action_alerts(base, head, bigger, 2.0).tolist() == [True, False, True]
+
+
+def test_pytest_rule_compares_mean_time() -> None:
+    base = ghrule.mean_cost([100.0, 100.0], True)  # 10 ms per call
+    head = ghrule.mean_cost([90.0, 100.0], True)  # mean time 10.56 ms: +5.6%
+    assert ghrule.pytest_mean_fails(np.array(base), np.array(head), 0.05)
+    assert not ghrule.pytest_mean_fails(np.array(base), np.array(head), 0.06)
+
+
+MINIMAL = {"suites": {"s": {"command": "true", "adapter": "perl", "raw": "x.json"}}}
+
+
+def test_config_thresholds_longest_pattern_wins_and_schedule() -> None:
+    cfg = config.parse(
+        {
+            **MINIMAL,
+            "gate": {
+                "threshold": 0.05,
+                "rounds": 16,
+                "looks": [8, 12],
+                "thresholds": {"perl/*": 0.1, "perl/rss/*": 0.02},
+            },
+        },
+        "benchtrack.toml",
+    )
+    assert cfg.threshold_for("perl/rss/async") == 0.02
+    assert cfg.threshold_for("perl/coro/async/trivial") == 0.1
+    assert cfg.threshold_for("rust/walk/joinset") == 0.05
+    assert cfg.look_schedule() == [8, 12, 16]
+    assert cfg.look_schedule(10) == [8, 10]
+    assert cfg.look_schedule(adaptive=False) == [16]
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({**MINIMAL, "gate": {"threshold": 5}}, "gate.threshold"),
+        ({**MINIMAL, "gate": {"suites": ["nope"]}}, "suites"),
+        ({"suites": {"s": {"command": "x", "adapter": "junit", "raw": "r"}}}, "suites.s.adapter"),
+        ({"suites": {"s": {"adapter": "perl", "raw": "r"}}}, "suites.s.command"),
+        ({**MINIMAL, "gate": {"roundz": 3}}, "gate.roundz"),
+        ({}, "suites"),
+    ],
+)
+def test_config_mistakes_name_the_field(data: dict, field: str) -> None:
+    with pytest.raises(BadInput) as e:
+        config.parse(data, "benchtrack.toml")
+    assert e.value.field == field and e.value.source == "benchtrack.toml"
+
+
+def test_repository_config_is_valid() -> None:
+    from pathlib import Path
+
+    cfg = config.load(Path(__file__).resolve().parents[2] / "benchtrack.toml")
+    assert set(cfg.default_suites) <= set(cfg.suites)
