@@ -25,6 +25,10 @@ COMMANDS: list[str] = [
     "matrix",
     "detect",
     "gate",
+    "evaluate",
+    "record",
+    "publish_plan",
+    "publish_site",
 ]
 
 
