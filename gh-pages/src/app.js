@@ -327,7 +327,7 @@
   }
 
   function axisValues(norm) {
-    return (u, splits) => splits.map((v) => (norm ? trim(v.toPrecision(3)) + '×' : fmt(v)));
+    return (u, splits) => splits.map((v) => (v == null ? '' : norm ? trim(v.toPrecision(3)) + '×' : fmt(v)));
   }
   const AXIS_FONT = '11px system-ui, sans-serif';
   const utc = (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC');
@@ -500,8 +500,8 @@
       el('h2', { text: bench.name }),
       el('p', { class: 'unit', text: bench.unit + (bench.dir === 'smaller' ? ' — lower is better' : ' — higher is better') }));
     const tools = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Chart controls' },
-      el('label', null, el('input', { type: 'checkbox', id: 'log', checked: state.log, onchange: (e) => { state.log = e.target.checked; saveState(); renderBench(); } }), ' Log scale'),
-      el('label', null, el('input', { type: 'checkbox', id: 'norm', checked: state.norm, onchange: (e) => { state.norm = e.target.checked; saveState(); renderBench(); } }), ' Normalise to first point'),
+      el('label', null, el('input', { type: 'checkbox', id: 'log', checked: state.log, onchange: (e) => { state.log = e.target.checked; saveState(); render(); } }), ' Log scale'),
+      el('label', null, el('input', { type: 'checkbox', id: 'norm', checked: state.norm, onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Normalise to first point'),
       el('span', { class: 'sep' }),
       el('button', { type: 'button', id: 'zoom-in', 'aria-label': 'Zoom in', onclick: () => zoom(0.5) }, '+'),
       el('button', { type: 'button', id: 'zoom-out', 'aria-label': 'Zoom out', onclick: () => zoom(2) }, '−'),
@@ -517,7 +517,8 @@
       el('tbody'));
     const marks = el('div', { class: 'marks' });
     main.replaceChildren(head, tools, legend, host, el('p', { class: 'hint', text: 'Drag across the chart to zoom; click a point to open its commit.' }), marks, latest);
-    loadGroup(bench.group).then(() => drawBench(bench, keys, host, legend, latest, marks));
+    const token = renderToken;
+    loadGroup(bench.group).then(() => { if (token === renderToken) drawBench(bench, keys, host, legend, latest, marks); });
   }
 
   function drawBench(bench, keys, host, legend, latest, marks) {
@@ -874,7 +875,9 @@
     }
   }
 
+  let renderToken = 0;
   function render() {
+    renderToken++;
     readHash();
     teardown();
     for (const a of document.querySelectorAll('.tabs a')) {

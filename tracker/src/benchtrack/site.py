@@ -351,6 +351,12 @@ def derive(history: SiteHistory, now_ms: int | None = None) -> SiteData:
 # Writing the site
 
 
+def _write(path: Path, data: bytes) -> None:
+    """atomic_write, readable by a web server (mkstemp creates 0600)."""
+    atomic_write(path, data)
+    os.chmod(path, 0o644)
+
+
 def _js(global_expr: str, obj: Any) -> bytes:
     return global_expr.encode() + orjson.dumps(obj) + b";\n"
 
@@ -395,9 +401,9 @@ def build_site(history: SiteHistory, out: Path, source: Path | None = None) -> B
             continue
         rel = path.relative_to(static)
         target = out / rel if rel == Path("index.html") else dash / rel
-        atomic_write(target, path.read_bytes())
+        _write(target, path.read_bytes())
     for rel, name in _VENDOR.items():
-        atomic_write(dash / "vendor" / name, (vendor_src / rel).read_bytes())
+        _write(dash / "vendor" / name, (vendor_src / rel).read_bytes())
 
     # Group payloads first, the index last: a reader never sees an index naming a missing file.
     gdir = dash / "data" / "g"
@@ -407,7 +413,7 @@ def build_site(history: SiteHistory, out: Path, source: Path | None = None) -> B
             "(window.BENCHTRACK_DATA=window.BENCHTRACK_DATA||{})["
             f"{orjson.dumps(key).decode()}]={text};\n"
         ).encode()
-        atomic_write(gdir / file, blob)
+        _write(gdir / file, blob)
         group_bytes += len(blob)
         for suite in site.index["suites"]:
             for group in suite["groups"]:
@@ -436,10 +442,10 @@ def build_site(history: SiteHistory, out: Path, source: Path | None = None) -> B
         os.replace(tmp, target)
         copied += 1
     if not same_place and history.changes_source:
-        atomic_write(out / "bench" / "changes.json", history.changes_source.read_bytes())
+        _write(out / "bench" / "changes.json", history.changes_source.read_bytes())
 
     index_blob = _js("window.BENCHTRACK_INDEX=", site.index)
-    atomic_write(dash / "data" / "index.js", index_blob)
+    _write(dash / "data" / "index.js", index_blob)
     return BuildReport(
         out=out,
         runners=len(site.index["runners"]),
