@@ -317,10 +317,12 @@
       ctx.strokeStyle = '#fff';
       ctx.lineWidth = 1.5 * devicePixelRatio;
       ctx.beginPath();
-      const dy = up ? -1 : 1, base = y - dy * size * 0.9;
-      ctx.moveTo(x, y - dy * size * 0.2 - dy * size * 2.1);
-      ctx.lineTo(x - size, base - dy * size * 0.2);
-      ctx.lineTo(x + size, base - dy * size * 0.2);
+      // a drop: ▼ above the point, pointing at it; a rise: ▲ below it
+      const gap = size * 0.6, h = size * 1.7;
+      const tip = up ? y + gap : y - gap, base = up ? y + gap + h : y - gap - h;
+      ctx.moveTo(x, tip);
+      ctx.lineTo(x - size, base);
+      ctx.lineTo(x + size, base);
       ctx.closePath(); ctx.stroke(); ctx.fill();
       ctx.restore();
     }
