@@ -53,19 +53,6 @@ pub fn available_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, NonZeroUsize::get)
 }
 
-/// The thread count for pools: `BENCH_THREADS` or the available CPUs.
-/// Panics with the offending value if `BENCH_THREADS` is malformed.
-pub fn threads() -> usize {
-    let value = std::env::var("BENCH_THREADS").ok();
-    parse_threads(value.as_deref(), available_cpus()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The profile from `BENCH_PROFILE`. Panics with the offending value if malformed.
-pub fn profile() -> Profile {
-    let value = std::env::var("BENCH_PROFILE").ok();
-    parse_profile(value.as_deref()).unwrap_or_else(|e| panic!("{e}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
