@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/tools.sh
 . scripts/tools.sh
 
-parts=(lint rust python perl tracker)
+parts=(lint rust python perl tracker dashboard)
 passed=(); failed=(); times=()
 for part in "${parts[@]}"; do
   task="test-$part"; [ "$part" = lint ] && task=lint
