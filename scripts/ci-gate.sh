@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# CI PR gate job: the PR head against its merge base with BASE_SHA, interleaved on this runner size
+# (pinned with taskset when BENCH_TASKSET is set). The verdict (gate.json, gate.md) and the PR
+# number go to target/gate/comment/ for pr-comment.yml; the Markdown to the job summary.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+# shellcheck source=scripts/tools.sh
+. scripts/tools.sh
+
+: "${BASE_SHA:?BASE_SHA must name the PR base commit}"
+base=$(git merge-base "$BASE_SHA" HEAD) || { echo "gate: no merge base of $BASE_SHA and HEAD" >&2; exit 2; }
+out=target/gate/comment
+rm -rf "$out" && mkdir -p "$out"
+pin=()
+[ -n "${BENCH_TASKSET:-}" ] && pin=(taskset -c "$BENCH_TASKSET")
+"${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out"
+rc=$?
+[ -f "$out/gate.md" ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ] && cat "$out/gate.md" >> "$GITHUB_STEP_SUMMARY"
+# The PR number as the event gave it (pr-comment.yml still finds the PR from its own event).
+if [ -n "${GITHUB_EVENT_PATH:-}" ] && [ -f "$GITHUB_EVENT_PATH" ]; then
+  uv run --frozen python -c 'import json,sys; e=json.load(open(sys.argv[1])); print(json.dumps({"number": e["pull_request"]["number"]}))' \
+    "$GITHUB_EVENT_PATH" > "$out/pr.json"
+fi
+exit "$rc"
