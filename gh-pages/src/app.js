@@ -103,19 +103,31 @@
 
   const loaded = new Map();      // group file -> Promise
   const SERIES = new Map();      // bench name -> {runnerKey: {i: Int32Array, v: Float64Array, r: Float64Array}}
+  const OVERVIEW = new Map();    // the same, bucket means for the small multiples (large histories)
   const scriptBase = (document.currentScript && document.currentScript.src.replace(/app\.js(\?.*)?$/, '')) || 'dashboard/';
 
-  function loadGroup(g) {
-    if (loaded.has(g.file)) return loaded.get(g.file);
+  // kind 'full': every point; 'overview': the group's bucket-mean file when it has one.
+  function fileOf(g, kind) { return kind === 'overview' && g.ofile ? g.ofile : g.file; }
+  function isLoaded(g, kind) { return loaded.has(fileOf(g, kind)) && loaded.get(fileOf(g, kind)).done; }
+  function seriesOf(name, kind) {
+    const g = BENCH.get(name).group;
+    return (kind === 'overview' && g.ofile ? OVERVIEW : SERIES).get(name);
+  }
+
+  function loadGroup(g, kind) {
+    const file = fileOf(g, kind);
+    if (loaded.has(file)) return loaded.get(file);
+    const storeKey = file === g.file ? g.key : g.key + '#o';
+    const target = file === g.file ? SERIES : OVERVIEW;
     const p = new Promise((resolve, reject) => {
       const s = document.createElement('script');
-      s.src = scriptBase + 'data/g/' + encodeURIComponent(g.file);
+      s.src = scriptBase + 'data/g/' + encodeURIComponent(file);
       s.async = true;
       s.onload = () => {
         const store = window.BENCHTRACK_DATA || {};
-        const raw = store[g.key];
-        if (!raw) { reject(new Error('group ' + g.key + ' missing from ' + g.file)); return; }
-        delete store[g.key];
+        const raw = store[storeKey];
+        if (!raw) { reject(new Error('group ' + g.key + ' missing from ' + file)); return; }
+        delete store[storeKey];
         for (const [name, perRunner] of Object.entries(raw)) {
           const out = {};
           for (const [key, [deltas, values, ranges]] of Object.entries(perRunner)) {
@@ -128,18 +140,19 @@
             }
             out[key] = { i, v, r };
           }
-          SERIES.set(name, out);
+          target.set(name, out);
         }
+        p.done = true;
         resolve();
       };
       s.onerror = () => reject(new Error('could not load ' + s.src));
       document.head.append(s);
     });
-    loaded.set(g.file, p);
+    loaded.set(file, p);
     p.catch((e) => showError(e.message));
     return p;
   }
-  function loadAll() { return Promise.all(GROUPS.map(loadGroup)); }
+  function loadAll() { return Promise.all(GROUPS.map((g) => loadGroup(g, 'full'))); }
 
   function showError(text) {
     if (document.getElementById('load-error')) return;
@@ -198,9 +211,9 @@
   // ------------------------------------------------------------------------------------------
   // Chart data and drawing
 
-  function seriesFor(name, keys, norm) {
+  function seriesFor(name, keys, norm, kind) {
     // Aligned data for uPlot: x = commit time; per runner y, lo, hi (nulls where a runner has no point).
-    const per = SERIES.get(name) || {};
+    const per = seriesOf(name, kind || 'full') || {};
     const use = keys.filter((k) => per[k]);
     const seen = new Uint8Array(NCOMMITS);
     for (const k of use) for (const i of per[k].i) seen[i] = 1;
@@ -221,7 +234,30 @@
       }
       ys.push(y); los.push(lo); his.push(hi);
     }
-    return { keys: use, idx, xs, ys, los, his };
+    return { keys: use, idx, xs, ys, los, his, decimated: kind === 'overview' && !!BENCH.get(name).group.ofile };
+  }
+
+  function decimate(sd, buckets) {
+    // Small multiples: bucket means (x, value, band) when there are many more points than pixels.
+    const n = sd.xs.length;
+    if (n <= buckets * 1.5) return sd;
+    const k = Math.ceil(n / buckets), m = Math.ceil(n / k);
+    const idx = new Array(m), xs = new Array(m);
+    const mean = (arr, a, b) => {
+      let sum = 0, c = 0;
+      for (let j = a; j < b; j++) if (arr[j] != null) { sum += arr[j]; c++; }
+      return c ? sum / c : null;
+    };
+    const ys = sd.ys.map(() => new Array(m)), los = sd.ys.map(() => new Array(m)), his = sd.ys.map(() => new Array(m));
+    for (let b = 0; b < m; b++) {
+      const a = b * k, e = Math.min(n, a + k);
+      idx[b] = sd.idx[e - 1];
+      xs[b] = mean(sd.xs, a, e);
+      for (let s = 0; s < sd.ys.length; s++) {
+        ys[s][b] = mean(sd.ys[s], a, e); los[s][b] = mean(sd.los[s], a, e); his[s][b] = mean(sd.his[s], a, e);
+      }
+    }
+    return { keys: sd.keys, idx, xs, ys, los, his, decimated: true };
   }
 
   function yRange(sd, logScale) {
@@ -290,8 +326,11 @@
     for (const c of list) {
       const s = sd.keys.indexOf(c.runner);
       if (s < 0) continue;
-      const j = sd.idx.indexOf(c.i);
-      if (j < 0 || sd.ys[s][j] == null) continue;
+      // the point of that commit (in a decimated chart: the bucket holding it)
+      let lo = 0, hi = sd.idx.length - 1;
+      while (lo < hi) { const m = (lo + hi) >> 1; if (sd.idx[m] < c.i) lo = m + 1; else hi = m; }
+      const j = lo;
+      if (j >= sd.idx.length || (!sd.decimated && sd.idx[j] !== c.i) || sd.ys[s][j] == null) continue;
       out.push({ c, s, j });
     }
     return out;
@@ -378,14 +417,14 @@
         const [host, draw] = queue.shift();
         if (!host._queued || !host.isConnected) continue;
         const g = BENCH.get(host.dataset.bench).group;
-        if (!loaded.has(g.file) || !g._ready) {
-          loadGroup(g).then(() => { g._ready = true; queue.push([host, draw]); pump(); });
+        if (!isLoaded(g, draw.kind)) {
+          loadGroup(g, draw.kind).then(() => { queue.push([host, draw]); pump(); });
           continue;
         }
         host._queued = false;
         draw(host);
       }
-      if (queue.length && queue.some(([h]) => BENCH.get(h.dataset.bench).group._ready)) requestAnimationFrame(step);
+      if (queue.length && queue.some(([h, d]) => isLoaded(BENCH.get(h.dataset.bench).group, d.kind))) requestAnimationFrame(step);
       else {
         pumping = false;
         if (!firstPaintMarked && live.size) {
@@ -400,8 +439,8 @@
   function miniChart(host) {
     const bench = BENCH.get(host.dataset.bench);
     const keys = state.runners.filter((k) => bench.runners.includes(k));
-    const sd = seriesFor(bench.name, keys, false);
     const w = host.clientWidth || 260;
+    const sd = decimate(seriesFor(bench.name, keys, false, 'overview'), Math.max(40, Math.round(w / 2)));
     const u = new uPlot({
       width: w, height: host.clientHeight || 110,
       pxAlign: 0,
@@ -441,6 +480,8 @@
     const r = RUNNER_BY_KEY.get(k);
     return r.cpus != null ? r.cpus + ' vCPU' : r.key;
   }
+
+  miniChart.kind = 'overview';
 
   function renderOverview() {
     const frag = document.createDocumentFragment();
@@ -520,7 +561,7 @@
     const marks = el('div', { class: 'marks' });
     main.replaceChildren(head, tools, legend, host, el('p', { class: 'hint', text: 'Drag across the chart to zoom; click a point to open its commit.' }), marks, latest);
     const token = renderToken;
-    loadGroup(bench.group).then(() => { if (token === renderToken) drawBench(bench, keys, host, legend, latest, marks); });
+    loadGroup(bench.group, 'full').then(() => { if (token === renderToken) drawBench(bench, keys, host, legend, latest, marks); });
   }
 
   function drawBench(bench, keys, host, legend, latest, marks) {
@@ -765,6 +806,7 @@
     observe(hosts, scalingChart);
   }
 
+  scalingChart.kind = 'full';
   function scalingChart(host) {
     const bench = BENCH.get(host.dataset.bench);
     const ci = Number(host.dataset.commit);

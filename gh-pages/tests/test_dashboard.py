@@ -446,3 +446,60 @@ def test_missing_index_explains_how_to_build(built: Built, tmp_path: Path, page:
 def test_page_declares_a_content_security_policy(built: Built) -> None:
     html = (built.site / "index.html").read_text()
     assert "Content-Security-Policy" in html and "script-src 'self'" in html
+
+
+def _load_js(path: Path, prefix: bytes) -> dict:
+    text = path.read_bytes()
+    assert text.startswith(prefix), path
+    return orjson.loads(text[len(prefix) :].rstrip().rstrip(b";"))
+
+
+def test_large_history_overview_reads_bucket_means(tmp_path: Path, browser: object) -> None:
+    from benchtrack import synthetic
+    from benchtrack.site import OVERVIEW_BUCKETS
+
+    history = tmp_path / "h"
+    commits = 2 * OVERVIEW_BUCKETS + 100
+    synthetic.history(history, commits=commits, benches=6, runners=(1, 2))
+    proc = run_site(str(history))
+    assert proc.returncode == 0, proc.stderr
+    index = _load_js(history / "dashboard/data/index.js", b"window.BENCHTRACK_INDEX=")
+    group = index["suites"][0]["groups"][0]
+    assert group["ofile"] == "o-" + group["file"]
+    key = group["key"].encode()
+    full = _load_js(
+        history / "dashboard/data/g" / group["file"],
+        b'(window.BENCHTRACK_DATA=window.BENCHTRACK_DATA||{})["' + key + b'"]=',
+    )
+    over = _load_js(
+        history / "dashboard/data/g" / group["ofile"],
+        b'(window.BENCHTRACK_DATA=window.BENCHTRACK_DATA||{})["' + key + b'#o"]=',
+    )
+    name = group["benches"][0]["name"]
+    runner = index["runners"][0]["key"]
+    deltas, values, _ = full[name][runner]
+    o_deltas, o_values, _ = over[name][runner]
+    size = math.ceil(commits / OVERVIEW_BUCKETS)
+    positions = [sum(deltas[: k + 1]) for k in range(len(deltas))]
+    buckets: dict[int, list[float]] = {}
+    for pos, value in zip(positions, values, strict=True):
+        buckets.setdefault(pos // size, []).append(value)
+    assert len(o_values) == len(buckets) <= OVERVIEW_BUCKETS
+    at = [sum(o_deltas[: k + 1]) for k in range(len(o_deltas))]
+    for (b, vals), pos, mean in zip(sorted(buckets.items()), at, o_values, strict=True):
+        assert pos == min((b + 1) * size - 1, commits - 1)
+        assert math.isclose(mean, sum(vals) / len(vals), rel_tol=1e-5)
+
+    context = browser.new_context(**context_options(viewport={"width": 1280, "height": 1600}))
+    page = Watched(context.new_page())
+    urls: list[str] = []
+    page.page.on("request", lambda r: urls.append(r.url))
+    open_page(page, (history / "index.html").as_uri())
+    page.page.wait_for_function("document.querySelectorAll('.mini.drawn').length >= 2")
+    loaded = [u.rsplit("/", 1)[1] for u in urls if "/data/g/" in u]
+    assert loaded and all(u.startswith("o-") for u in loaded), loaded
+    page.page.click(f"a.card[data-name='{name}']")
+    page.page.wait_for_function("window.benchtrack.main !== null")
+    assert page.page.evaluate("benchtrack.main.data[0].length") == commits
+    assert_clean(page)
+    context.close()

@@ -40,6 +40,9 @@ from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
 
 SCHEMA = "benchtrack.site/1"
+# The overview's small multiples need no more points than pixels: past 2 x OVERVIEW_BUCKETS
+# commits each group also gets an overview file of bucket means (same layout, fewer points).
+OVERVIEW_BUCKETS = 200
 SUITE_ORDER = ("rust", "python", "perl")
 _SLUG = re.compile(r"[^a-z0-9._-]+")
 _VENDOR = {
@@ -197,6 +200,35 @@ def _repo_from_commit_url(url: str) -> str:
     return head if sep else ""
 
 
+def _series_json(pos: np.ndarray, values: np.ndarray, spread: np.ndarray) -> str:
+    """`[[commit index deltas], [values, 6 digits], [range half-widths, 3 digits]]`."""
+    deltas = np.diff(pos, prepend=0)
+    return (
+        f"[[{','.join(map(str, deltas.tolist()))}],"
+        f"{_json_numbers(values, 6)},{_json_numbers(spread, 3)}]"
+    )
+
+
+def _bucket_means(
+    pos: np.ndarray, values: np.ndarray, spread: np.ndarray, size: int, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Means per bucket of `size` commits (of all runners' commits, so buckets align across
+    runner sizes); each bucket sits at its last commit."""
+    buckets = pos // size
+    nb = (n + size - 1) // size
+    count = np.bincount(buckets, minlength=nb)
+    total = np.bincount(buckets, weights=values, minlength=nb)
+    has_spread = ~np.isnan(spread)
+    s_count = np.bincount(buckets, weights=has_spread, minlength=nb)
+    s_total = np.bincount(buckets, weights=np.where(has_spread, np.abs(spread), 0), minlength=nb)
+    keep = count > 0
+    at = np.minimum((np.arange(nb) + 1) * size - 1, n - 1)[keep]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = total[keep] / count[keep]
+        spreads = np.where(s_count[keep] > 0, s_total[keep] / s_count[keep], np.nan)
+    return at, means, spreads
+
+
 @dataclass
 class SiteData:
     index: dict[str, Any]
@@ -266,14 +298,16 @@ def derive(history: SiteHistory, now_ms: int | None = None) -> SiteData:
 
     suites: dict[str, list[dict[str, Any]]] = {}
     payloads: dict[str, tuple[str, str]] = {}
+    n = len(order)
+    bucket = math.ceil(n / OVERVIEW_BUCKETS) if n > 2 * OVERVIEW_BUCKETS else 0
     for (suite, group), members in sorted(
         groups.items(), key=lambda kv: (_suite_rank(kv[0][0]), kv[0][1])
     ):
         file = _group_file(suite, group)
-        chunks = []
+        chunks, chunks_o = [], []
         listed = []
         for meta in sorted(members, key=lambda m: m["name"]):
-            per_runner = []
+            per_runner, per_runner_o = [], []
             last: dict[str, Any] = {}
             for runner in runners:
                 series = runner.series.get(meta["name"])
@@ -286,12 +320,12 @@ def derive(history: SiteHistory, now_ms: int | None = None) -> SiteData:
                     series.value[order_idx],
                     series.spread[order_idx],
                 )
-                deltas = np.diff(pos, prepend=0)
-                per_runner.append(
-                    f"{orjson.dumps(runner.key).decode()}:["
-                    f"[{','.join(map(str, deltas.tolist()))}],"
-                    f"{_json_numbers(values, 6)},{_json_numbers(np.abs(spread), 3)}]"
-                )
+                key_json = orjson.dumps(runner.key).decode()
+                per_runner.append(f"{key_json}:{_series_json(pos, values, np.abs(spread))}")
+                if bucket:
+                    per_runner_o.append(
+                        f"{key_json}:{_series_json(*_bucket_means(pos, values, spread, bucket, n))}"
+                    )
                 before = float(values[-2]) if len(values) > 1 else math.nan
                 last[runner.key] = [
                     int(pos[-1]),
@@ -299,7 +333,9 @@ def derive(history: SiteHistory, now_ms: int | None = None) -> SiteData:
                     quantise(abs(float(spread[-1])), 3),
                     quantise(before),
                 ]
-            chunks.append(f"{orjson.dumps(meta['name']).decode()}:{{{','.join(per_runner)}}}")
+            name_json = orjson.dumps(meta["name"]).decode()
+            chunks.append(f"{name_json}:{{{','.join(per_runner)}}}")
+            chunks_o.append(f"{name_json}:{{{','.join(per_runner_o)}}}")
             listed.append(
                 {
                     "name": meta["name"],
@@ -311,9 +347,11 @@ def derive(history: SiteHistory, now_ms: int | None = None) -> SiteData:
                 }
             )
         payloads[file] = (f"{suite}/{group}", "{" + ",".join(chunks) + "}")
-        suites.setdefault(suite, []).append(
-            {"name": group, "key": f"{suite}/{group}", "file": file, "benches": listed}
-        )
+        entry = {"name": group, "key": f"{suite}/{group}", "file": file, "benches": listed}
+        if bucket:
+            entry["ofile"] = "o-" + file
+            payloads[entry["ofile"]] = (f"{suite}/{group}#o", "{" + ",".join(chunks_o) + "}")
+        suites.setdefault(suite, []).append(entry)
 
     changes = [
         {**c, "i": position[c["commit"]]}
@@ -369,6 +407,7 @@ class BuildReport:
     commits: int
     index_bytes: int
     group_bytes: int
+    overview_bytes: int  # the index is not included
     data_js_bytes: int
     copied_data_js: int
     changes: int
@@ -408,6 +447,7 @@ def build_site(history: SiteHistory, out: Path, source: Path | None = None) -> B
     # Group payloads first, the index last: a reader never sees an index naming a missing file.
     gdir = dash / "data" / "g"
     group_bytes = 0
+    sizes: dict[str, int] = {}
     for file, (key, text) in site.groups.items():
         blob = (
             "(window.BENCHTRACK_DATA=window.BENCHTRACK_DATA||{})["
@@ -415,10 +455,13 @@ def build_site(history: SiteHistory, out: Path, source: Path | None = None) -> B
         ).encode()
         _write(gdir / file, blob)
         group_bytes += len(blob)
-        for suite in site.index["suites"]:
-            for group in suite["groups"]:
-                if group["file"] == file:
-                    group["bytes"] = len(blob)
+        sizes[file] = len(blob)
+    # what the overview loads: each group's overview file, or its full file when it has none
+    overview_bytes = sum(
+        sizes[group.get("ofile", group["file"])]
+        for suite in site.index["suites"]
+        for group in suite["groups"]
+    )
     for stale in gdir.glob("*.js"):
         if stale.name not in site.groups:
             stale.unlink()
@@ -453,6 +496,7 @@ def build_site(history: SiteHistory, out: Path, source: Path | None = None) -> B
         commits=len(site.index["commits"]["id"]),
         index_bytes=len(index_blob),
         group_bytes=group_bytes,
+        overview_bytes=overview_bytes,
         data_js_bytes=data_bytes,
         copied_data_js=copied,
         changes=len(site.index["changes"]),

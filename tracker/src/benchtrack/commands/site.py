@@ -59,9 +59,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
+        overview = report.index_bytes + report.overview_bytes
         ratio = (
-            f" = {report.index_bytes / report.data_js_bytes:.1%} of data.js (index) / "
-            f"{(report.index_bytes + report.group_bytes) / report.data_js_bytes:.1%} (all)"
+            f" (the overview loads {overview / 1024:.1f} KiB = "
+            f"{overview / report.data_js_bytes:.1%} of data.js)"
             if report.data_js_bytes
             else ""
         )
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             f"site: {report.benchmarks} benchmarks x {report.runners} runner sizes, "
             f"{report.commits} commits, {report.changes} change markers -> "
             f"{out / 'index.html'}\n"
-            f"      index {report.index_bytes / 1024:.1f} KiB, groups "
+            f"      index {report.index_bytes / 1024:.1f} KiB, series "
             f"{report.group_bytes / 1024:.1f} KiB, data.js {report.data_js_bytes / 1024:.1f} KiB"
             f"{ratio}"
         )
