@@ -61,14 +61,7 @@ class DirStore:
         return sorted(p.parent.name for p in bench.glob(f"*/{DATA_JS}") if p.is_file())
 
     def _load(self, key: str, *, for_write: bool) -> fmt.DataJs | None:
-        path = self.root / self.relpath(key)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as e:
-            raise BadInput(self._show(key), None, f"a readable data.js ({e.strerror})") from None
-        return fmt.parse(raw, self._show(key), for_write=for_write)
+        return fmt.load(self.root / self.relpath(key), self._show(key), for_write=for_write)
 
     def _show(self, key: str) -> str:
         """How errors name a file: the spec's view of it (`HISTORY/bench/<key>/data.js`)."""

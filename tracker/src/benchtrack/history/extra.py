@@ -7,18 +7,13 @@ action's own tooltip, and enough to recover the runner size and each point's unc
 
 from __future__ import annotations
 
-import re
+import warnings
 
 import numpy as np
 
 from benchtrack.history.format import js_number
 
 SEP = "; "
-# The exact shape `format_extra` writes: parsed for a whole runner at once (see parse_many).
-_OURS = re.compile(
-    r"^runner=([^;\n]*); cpus=(\d+); samples=(\d+); ci=([^;\n]*)\.\.([^;\n]*); suite=([^;\n]*)$",
-    re.MULTILINE,
-)
 
 
 def format_extra(label: str, cpus: int, samples: int, ci: tuple[float, float], suite: str) -> str:
@@ -54,46 +49,56 @@ def parse_range(text: str) -> float:
 
 
 def parse_ranges(ranges: list[str]) -> np.ndarray:
-    """`parse_range` of many; a vectorised conversion when all are `± <number>`."""
-    try:
-        return np.array([r.removeprefix("± ") for r in ranges]).astype(np.float64)
-    except ValueError:
-        return np.array([parse_range(r) for r in ranges], dtype=np.float64)
+    """`parse_range` of many; one C-speed conversion when all are `± <number>`."""
+    fast = _numbers(" ".join(ranges).replace("± ", ""), len(ranges))
+    if fast is not None:
+        return fast
+    return np.array([parse_range(r) for r in ranges], dtype=np.float64)
+
+
+def _numbers(text: str, count: int) -> np.ndarray | None:
+    """`count` whitespace-separated numbers in `text` (strtod in C), or None if it is not that."""
+    if not count:
+        return np.empty(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "could not be read to its end": we check the count
+        try:
+            out = np.fromstring(text, dtype=np.float64, sep=" ")
+        except ValueError:
+            return None
+    return out if len(out) == count else None
 
 
 class Extras:
-    """Parsed `extra` fields of many points, as arrays (NaN / -1 where a point lacks one)."""
+    """Parsed `extra` fields of many points, as arrays (NaN / -1 where a point lacks one).
 
-    __slots__ = ("ci_hi", "ci_lo", "cpus", "labels", "samples", "suites")
+    Only the first point's runner label is kept (one per runner); a point's suite is the first
+    segment of its name (result documents guarantee it), so neither is kept per point.
+    """
+
+    __slots__ = ("ci_hi", "ci_lo", "cpus", "label", "samples")
 
     def __init__(self, n: int) -> None:
         self.ci_lo = np.full(n, np.nan)
         self.ci_hi = np.full(n, np.nan)
         self.samples = np.full(n, -1, dtype=np.int32)
         self.cpus = np.full(n, -1, dtype=np.int32)
-        self.labels: list[str] = [""] * n
-        self.suites: list[str] = [""] * n
+        self.label = ""
+
+
+CHUNK = 16384  # extras per fast pass: bounds the temporary strings of a split to a few MB
 
 
 def parse_many(extras: list[str]) -> Extras:
-    """Parse every `extra` of a runner; one regex pass in C when all are in our own format."""
+    """Parse every `extra` of a runner: C-speed passes when all are in our own format."""
+    chunks = [_parse_ours(extras[i : i + CHUNK]) for i in range(0, len(extras), CHUNK)]
+    if chunks and all(c is not None for c in chunks):
+        return _concat([c for c in chunks if c is not None])
     out = Extras(len(extras))
-    joined = "\n".join(extras)
-    # One line per extra, or a multi-line extra of another tool could shift the rows.
-    found = _OURS.findall(joined) if joined.count("\n") == len(extras) - 1 else []
-    if len(found) == len(extras) and extras:
-        table = np.array(found, dtype=object)
-        out.labels = list(table[:, 0])
-        out.cpus = table[:, 1].astype(np.int32)
-        out.samples = table[:, 2].astype(np.int32)
-        out.ci_lo = _floats(table[:, 3])
-        out.ci_hi = _floats(table[:, 4])
-        out.suites = list(table[:, 5])
-        return out
     for i, extra in enumerate(extras):  # someone else's format, or a mix: one by one
         fields = parse_extra(extra)
-        out.labels[i] = fields.get("runner", "")
-        out.suites[i] = fields.get("suite", "")
+        if i == 0:
+            out.label = fields.get("runner", "")
         out.cpus[i] = _int(fields.get("cpus"))
         out.samples[i] = _int(fields.get("samples"))
         lo, _, hi = fields.get("ci", "").partition("..")
@@ -101,11 +106,45 @@ def parse_many(extras: list[str]) -> Extras:
     return out
 
 
-def _floats(column: np.ndarray) -> np.ndarray:
-    try:
-        return column.astype(np.float64)
-    except ValueError:
-        return np.array([_float(v) for v in column])
+def _parse_ours(extras: list[str]) -> Extras | None:
+    """`runner=L; cpus=N; samples=N; ci=LO..HI; suite=S` for all: split once, convert in C."""
+    n = len(extras)
+    parts = SEP.join(extras).split(SEP)
+    if not n or len(parts) != 5 * n:
+        return None
+    heads = ("runner=", "cpus=", "samples=", "ci=", "suite=")
+    for k, head in enumerate(heads):  # the layout holds at both ends and in the counts below
+        if not (parts[k].startswith(head) and parts[-5 + k].startswith(head)):
+            return None
+    cpus = _column(parts[1::5], "cpus=", n)
+    samples = _column(parts[2::5], "samples=", n)
+    ci = _numbers(" ".join(parts[3::5]).replace("ci=", "").replace("..", " "), 2 * n)
+    if cpus is None or samples is None or ci is None:
+        return None
+    out = Extras(0)
+    out.label = parts[0].removeprefix("runner=")
+    out.cpus, out.samples = cpus.astype(np.int32), samples.astype(np.int32)
+    out.ci_lo, out.ci_hi = ci[0::2].copy(), ci[1::2].copy()
+    return out
+
+
+def _concat(chunks: list[Extras]) -> Extras:
+    out = Extras(0)
+    out.ci_lo = np.concatenate([c.ci_lo for c in chunks])
+    out.ci_hi = np.concatenate([c.ci_hi for c in chunks])
+    out.samples = np.concatenate([c.samples for c in chunks])
+    out.cpus = np.concatenate([c.cpus for c in chunks])
+    out.label = chunks[0].label
+    return out
+
+
+def _column(parts: list[str], head: str, n: int) -> np.ndarray | None:
+    """`head<number>` x n; usually one distinct value (cpus, sample count): converted once."""
+    distinct = set(parts)
+    if len(distinct) == 1:
+        value = _numbers(distinct.pop().removeprefix(head), 1)
+        return None if value is None else np.full(n, value[0])
+    return _numbers(" ".join(parts).replace(head, ""), n)
 
 
 def _float(text: str | None) -> float:

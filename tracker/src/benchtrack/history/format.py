@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from benchtrack.errors import BadInput
@@ -108,6 +110,9 @@ class DataJs:
     data: dict[str, Any]
     benches: list[dict[str, Any]]
     spans: dict[str, list[tuple[int, int]]]
+    names: list[str]  # columns of `benches`, gathered once by the check
+    values: list[int | float]
+    extras: list[str]  # "" where a bench has none
 
     def counts(self) -> dict[str, tuple[int, int]]:
         """Entries and points per entry name: what a writer must never shrink."""
@@ -121,18 +126,35 @@ def parse(raw: bytes, source: str, *, for_write: bool = False) -> DataJs:
     """Check a data.js; BadInput naming the file and field if github-action-benchmark's format
     is broken. `for_write` also normalises numbers so that `dumps` reproduces JSON.stringify.
     """
+    return check(_decode(raw, source), source, for_write=for_write)
+
+
+def load(path: Path, source: str, *, for_write: bool = False) -> DataJs | None:
+    """`parse` of the file at `path` (None if there is none); the file's bytes are dropped
+    before the check, so only the parse tree is in memory while the columns are gathered."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise BadInput(source, None, f"a readable data.js ({e.strerror})") from None
+    data = _decode(raw, source)
+    del raw
+    return check(data, source, for_write=for_write)
+
+
+def _decode(raw: bytes, source: str) -> Any:
     if not raw.startswith(PREFIX):
         if not raw.strip():
             raise BadInput(source, None, "a data.js, the file is empty")
         got = raw[: len(PREFIX)].decode("utf-8", "replace")
         raise BadInput(source, None, f"a file starting with '{PREFIX.decode()}'", got)
     try:
-        data = orjson.loads(raw[len(PREFIX) :])
+        return orjson.loads(memoryview(raw)[len(PREFIX) :])  # no copy of a 100 MB file
     except orjson.JSONDecodeError as e:
         raise BadInput(
             source, None, f"valid JSON after the prefix (truncated or broken: {e})"
         ) from None
-    return check(data, source, for_write=for_write)
 
 
 def check(data: Any, source: str, *, for_write: bool = False) -> DataJs:
@@ -163,11 +185,14 @@ def check(data: Any, source: str, *, for_write: bool = False) -> DataJs:
             benches = _check_entry(entry, f"entries.{name}[{i}]", fail, for_write)
             bounds.append((len(flat), len(flat) + len(benches)))
             flat.extend(benches)
-    if not _benches_ok(flat):
+    columns = _columns(flat)
+    if columns is None:
         _find_bad_bench(spans, flat, fail)  # raises with the exact field
+        raise fail("entries", "well-formed benches")  # unreachable: _columns disagrees
+    names, values, extras = columns
     if for_write:
-        _normalise_values(flat)
-    return DataJs(source, data, flat, spans)
+        _normalise_values(flat, values)
+    return DataJs(source, data, flat, spans, names, values, extras)
 
 
 def _check_entry(entry: Any, where: str, fail: Any, for_write: bool) -> list[dict[str, Any]]:
@@ -204,26 +229,29 @@ def _check_entry(entry: Any, where: str, fail: Any, for_write: bool) -> list[dic
 _BENCH_KEYS = frozenset({"name", "value", "unit", "range", "extra"})
 
 
-def _benches_ok(flat: list[Any]) -> bool:
-    """All benches well-formed? Checked column by column in C-speed passes (the fast path)."""
+def _columns(flat: list[Any]) -> tuple[list[str], list[int | float], list[str]] | None:
+    """Names, values and extras of well-formed benches, checked column by column at C speed
+    (per-bench Python checks cost seconds on a 2,000-commit history); None if any is bad."""
     if not flat:
-        return True
+        return [], [], []
     if set(map(type, flat)) != {dict}:
-        return False
+        return None
     try:
         names = [b["name"] for b in flat]
         values = [b["value"] for b in flat]
         units = [b["unit"] for b in flat]
     except KeyError:
-        return False
+        return None
+    extras = [b.get("extra", "") for b in flat]
+    ranges = [b.get("range", "") for b in flat]
     if set(map(type, names)) != {str} or "" in set(names) or set(map(type, units)) != {str}:
-        return False
+        return None
+    if set(map(type, extras)) != {str} or set(map(type, ranges)) != {str}:
+        return None
     if not set(map(type, values)) <= {int, float}:
-        return False
-    if not all(set(map(type, (b.get(k, "") for b in flat))) == {str} for k in ("range", "extra")):
-        return False
+        return None
     floats = [v for v in values if type(v) is float]
-    return all(map(math.isfinite, floats))
+    return (names, values, extras) if all(map(math.isfinite, floats)) else None
 
 
 def _find_bad_bench(spans: dict[str, list[tuple[int, int]]], flat: list[Any], fail: Any) -> None:
@@ -244,15 +272,16 @@ def _find_bad_bench(spans: dict[str, list[tuple[int, int]]], flat: list[Any], fa
                 for key in ("range", "extra"):
                     if key in bench and not isinstance(bench[key], str):
                         raise fail(f"{where}.{key}", "a string", bench[key])
-    raise fail("entries", "well-formed benches")  # unreachable unless _benches_ok disagrees
 
 
-def _normalise_values(flat: list[dict[str, Any]]) -> None:
-    for bench in flat:
-        value = bench["value"]
-        if type(value) is not int or abs(value) > _MAX_SAFE_INT:
-            bench["value"] = js_value(value)
-        if len(bench) > 2 and not bench.keys() <= _BENCH_KEYS:  # other tools' fields: keep
+def _normalise_values(flat: list[dict[str, Any]], values: list[int | float]) -> None:
+    """Make the few numbers orjson would spell unlike JS (integral or tiny floats, huge ints)."""
+    column = np.array(values, dtype=np.float64)
+    suspects = (column == np.trunc(column)) | (np.abs(column) < 1e-4)
+    for i in np.flatnonzero(suspects):
+        flat[i]["value"] = js_value(values[i])
+    if not set().union(*flat) <= _BENCH_KEYS:  # other tools' fields: keep, spelled as JS would
+        for bench in flat:
             for key, other in bench.items():
                 if key not in _BENCH_KEYS:
                     bench[key] = _js_tree(other)

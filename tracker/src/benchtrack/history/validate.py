@@ -53,7 +53,7 @@ def problems_in(parsed: DataJs, key: str) -> list[str]:
                 problems.append(f"{where}[{i}].benches: duplicate bench names {dups}")
     match = _KEY_CPUS.search(key)
     if match and parsed.benches:
-        cpus = parse_many([b.get("extra", "") for b in parsed.benches]).cpus
+        cpus = parse_many(parsed.extras).cpus
         wrong = cpus[(cpus > 0) & (cpus != int(match.group(1)))]
         if len(wrong):
             problems.append(

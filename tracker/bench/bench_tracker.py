@@ -1,0 +1,185 @@
+"""The tracker's own performance benchmark (`cargo make bench-tracker`): not a timed test.
+
+On a synthetic history of 2,000 commits x 150 benchmarks x 3 runner sizes (benchtrack.synthetic,
+fixed seed) it measures, each phase in a fresh process so that its peak memory is its own:
+
+- run:  one new run -> load its 3 result documents (what ingest writes), append them to the
+        history (parse + check + write one runner's data.js), compare with the previous run
+        (benchtrack.compare) — target <= 1 s;
+- read: `open_store(dir).read()` of the whole history, every field of every point — <= 2 s;
+- peak memory (ru_maxrss) of each phase — <= 500 MB.
+
+    uv run --frozen python tracker/bench/bench_tracker.py [--work DIR] [--commits N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGETS = {"run_s": 1.0, "read_s": 2.0, "peak_mb": 500.0}
+CPUS = 2  # the runner size that gets the new run
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
+
+
+def phase_read(work: Path) -> dict:
+    from benchtrack.history import open_store
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    history = open_store(work / "history").read()
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    points = sum(len(s) for r in history.runners.values() for s in r.series.values())
+    del history
+    # The floor: orjson.loads alone of the same files (any reader of JSON pays this much).
+    import orjson
+
+    c1 = time.process_time()
+    for path in sorted((work / "history").rglob("data.js")):
+        orjson.loads(memoryview(path.read_bytes())[len(b"window.BENCHMARK_DATA = ") :])
+    floor = time.process_time() - c1
+    return {"read_s": seconds, "read_cpu_s": cpu, "json_floor_cpu_s": floor, "points": points}
+
+
+def phase_run(work: Path, commits: int) -> dict:
+    from benchtrack.history import new_entries, open_store
+    from benchtrack.result import ResultDocument
+
+    out: dict = {}
+    t0, c0 = time.perf_counter(), time.process_time()
+    docs = [(str(p), ResultDocument.load(p)) for p in sorted((work / "head").glob("*.json"))]
+    base = {d.suite: d for d in (ResultDocument.load(p) for p in (work / "base").glob("*.json"))}
+    out["load_s"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    outcomes = open_store(work / "history").append(new_entries(docs))
+    out["append_s"] = time.perf_counter() - t1
+    out["append_cpu_s"] = time.process_time() - c0
+    out["appended"] = sum(o.benches for o in outcomes if o.status == "appended")
+    t2 = time.perf_counter()
+    try:
+        from benchtrack.compare import compare_documents
+    except ImportError:
+        out["compare_s"] = None  # not there yet: noted in the output
+    else:
+        for _, doc in docs:
+            compare_documents(base.get(doc.suite), doc)
+        out["compare_s"] = time.perf_counter() - t2
+    out["run_s"] = time.perf_counter() - t0
+    out["run_cpu_s"] = time.process_time() - c0
+    return out
+
+
+def child(phase: str, work: Path, commits: int) -> dict:
+    done = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--phase",
+            phase,
+            "--work",
+            str(work),
+            "--commits",
+            str(commits),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        sys.exit(f"phase {phase} failed:\n{done.stderr}")
+    return json.loads(done.stdout)
+
+
+def prepare(work: Path, commits: int) -> float:
+    """Synthetic history (cached in `work`) plus a fresh copy to append to; seconds generating."""
+    from benchtrack import synthetic
+
+    pristine = work / f"pristine-{commits}"
+    seconds = 0.0
+    if not (pristine / "bench").is_dir():
+        t0 = time.perf_counter()
+        synthetic.history(pristine, commits=commits)
+        seconds = time.perf_counter() - t0
+    shutil.rmtree(work / "history", ignore_errors=True)
+    shutil.copytree(pristine, work / "history")
+    for side, index in (("base", commits - 1), ("head", commits)):
+        shutil.rmtree(work / side, ignore_errors=True)
+        (work / side).mkdir()
+        for doc in synthetic.run(index, CPUS):
+            doc.dump(work / side / f"{doc.suite}.json")
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--work", type=Path, help="work directory (default: a temporary one)")
+    parser.add_argument("--commits", type=int, default=2000)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--phase", choices=["read", "run"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.phase:
+        result = (
+            phase_read(args.work) if args.phase == "read" else phase_run(args.work, args.commits)
+        )
+        result["peak_mb"] = peak_mb()
+        result["cpu_s"] = time.process_time()  # this process's CPU: the box may be shared
+        print(json.dumps(result))
+        return 0
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench-tracker-"))
+    work.mkdir(parents=True, exist_ok=True)
+    generated = prepare(work, args.commits)
+    size = sum(p.stat().st_size for p in (work / "history").rglob("data.js"))
+    run = child("run", work, args.commits)
+    read = child("read", work, args.commits)
+    report = {
+        "commits": args.commits,
+        "history_mb": size / 1e6,
+        "generate_s": generated,
+        "run": run,
+        "read": read,
+        "targets": TARGETS,
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        compare = "n/a" if run["compare_s"] is None else f"{run['compare_s']:.3f} s"
+        print(
+            f"history: {args.commits} commits x 150 benchmarks x 3 runner sizes, "
+            f"{size / 1e6:.0f} MB of data.js"
+            + (f" (generated in {generated:.0f} s)" if generated else "")
+        )
+        print(
+            f"new run: load 3 documents {run['load_s']:.3f} s + append {run['append_s']:.3f} s"
+            f" + compare {compare} = {run['run_s']:.3f} s wall, {run['run_cpu_s']:.3f} s CPU"
+            f" (append alone {run['append_cpu_s']:.3f} s CPU; target <= 1 s), "
+            f"peak {run['peak_mb']:.0f} MB"
+        )
+        print(
+            f"read whole history: {read['read_s']:.3f} s wall, {read['read_cpu_s']:.3f} s CPU "
+            f"(orjson.loads alone: {read['json_floor_cpu_s']:.3f} s CPU) for {read['points']} "
+            f"points (target <= 2 s), peak {read['peak_mb']:.0f} MB (target <= 500 MB)"
+        )
+        load = os.getloadavg()[0]
+        print(f"load average {load:.1f} on {os.cpu_count()} CPUs: wall times include waiting")
+    if not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+    ok = (
+        run["run_s"] <= TARGETS["run_s"]
+        and read["read_s"] <= TARGETS["read_s"]
+        and max(run["peak_mb"], read["peak_mb"]) <= TARGETS["peak_mb"]
+    )
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
