@@ -64,3 +64,17 @@ def test_a_step_needs_min_segment_points_after_it():
     assert find_steps(values, Config(min_segment=4)) == []
     values = noisy([(40, 100.0), (4, 80.0)], 0.01, 0)
     assert [s.index for s in find_steps(values, Config(min_segment=4))] == [40]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ten_small_losses_in_a_row_are_caught(seed):
+    # The case: ten PRs, each costing 2% (below what a PR gate or min_effect sees), one
+    # every 3 commits. The history loses 18%; the detector reports it as a few regressions.
+    level = np.r_[
+        np.zeros(30), np.repeat(np.arange(1, 11), 3) * np.log(0.98), np.full(30, 10 * np.log(0.98))
+    ]
+    values = 1000 * np.exp(level + np.random.default_rng(seed).normal(0, 0.01, len(level)))
+    steps = find_steps(values)
+    assert len(steps) >= 2 and all(s.change < 0 for s in steps)
+    assert all(28 <= s.index <= 62 for s in steps)
+    assert np.prod([1 + s.change for s in steps]) - 1 == pytest.approx(0.98**10 - 1, abs=0.02)

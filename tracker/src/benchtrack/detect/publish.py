@@ -39,7 +39,7 @@ class Change:
     change: float  # after / before - 1, signed
     direction: str  # "bigger" or "smaller" is better, the metric's
     regression: bool
-    significance: float  # Welch's t-test p-value between the two levels
+    significance: float  # Welch t-test p-value (log values), the two levels
     unit: str = ""
     first_seen: str = ""
 
