@@ -56,8 +56,8 @@
   function trim(s) { return s.includes('e') ? s : s.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, ''); }
   function pct(x) {
     if (x == null || !isFinite(x)) return '—';
-    const s = (x * 100).toFixed(Math.abs(x) < 0.1 ? 1 : 0);
-    return (x > 0 ? '+' : x < 0 ? '−' : '±') + s.replace('-', '') + ' %';
+    const s = (Math.abs(x) * 100).toFixed(Math.abs(x) < 0.1 ? 1 : 0);
+    return (Number(s) === 0 ? '±' : x > 0 ? '+' : '−') + s + ' %';
   }
   function dateText(t) {
     return new Date(t * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
@@ -189,7 +189,7 @@
     if (s.runners.length !== RUNNERS.length) p.set('r', s.runners.join(','));
     if (s.view === 'bench' && s.from != null && s.to != null) { p.set('from', String(Math.round(s.from))); p.set('to', String(Math.round(s.to))); }
     if (s.view === 'bench' && s.log) p.set('log', '1');
-    if (s.view === 'bench' && s.norm) p.set('norm', '1');
+    if ((s.view === 'bench' || s.view === 'overview') && s.norm) p.set('norm', '1');
     if (s.view === 'scaling' && s.commit) p.set('c', s.commit);
     if (s.view === 'compare' && s.base) p.set('base', s.base);
     if (s.view === 'compare' && s.head) p.set('head', s.head);
@@ -286,7 +286,7 @@
     };
   }
 
-  function drawBands(u, sd) {
+  function drawBands(u, sd, alpha) {
     // The uncertainty band (value ± range) of each runner, under its line.
     const ctx = u.ctx;
     const { left, top, width, height } = u.bbox;
@@ -297,7 +297,7 @@
     for (let s = 0; s < sd.ys.length; s++) {
       if (!u.series[s + 1].show) continue;
       const lo = sd.los[s], hi = sd.his[s];
-      ctx.fillStyle = RUNNER_BY_KEY.get(sd.keys[s]).color + '2e';
+      ctx.fillStyle = RUNNER_BY_KEY.get(sd.keys[s]).color + (alpha || '2e');
       let j = i0;
       while (j <= i1) {
         while (j <= i1 && lo[j] == null) j++;
@@ -440,7 +440,7 @@
     const bench = BENCH.get(host.dataset.bench);
     const keys = state.runners.filter((k) => bench.runners.includes(k));
     const w = host.clientWidth || 260;
-    const sd = decimate(seriesFor(bench.name, keys, false, 'overview'), Math.max(40, Math.round(w / 2)));
+    const sd = decimate(seriesFor(bench.name, keys, state.norm, 'overview'), Math.max(40, Math.round(w / 2)));
     const u = new uPlot({
       width: w, height: host.clientHeight || 110,
       pxAlign: 0,
@@ -450,14 +450,14 @@
       scales: { x: { time: true, range: () => [T_MIN, T_MAX] }, y: { range: yRange(sd, false) } },
       axes: [
         { show: false },
-        { size: 44, font: AXIS_FONT, ticks: { show: false }, gap: 3, values: axisValues(false), splits: (u, ai, min, max) => [min + (max - min) * 0.1, (min + max) / 2, max - (max - min) * 0.1], grid: { stroke: 'rgba(0,0,0,0.06)', width: 1 } },
+        { size: 50, font: AXIS_FONT, ticks: { show: false }, gap: 3, values: axisValues(state.norm), splits: (u, ai, min, max) => [min + (max - min) * 0.1, (min + max) / 2, max - (max - min) * 0.1], grid: { stroke: 'rgba(0,0,0,0.06)', width: 1 } },
       ],
       series: [{}].concat(sd.keys.map((k) => {
         const r = RUNNER_BY_KEY.get(k);
         return { stroke: r.color, width: 1.4, dash: r.dash, points: { show: false }, spanGaps: true };
       })),
       hooks: {
-        drawAxes: [(u) => drawBands(u, sd)],
+        drawAxes: [(u) => drawBands(u, sd, '1c')],
         draw: [(u) => drawMarkers(u, sd, bench, false)],
       },
     }, [sd.xs].concat(sd.ys), host);
@@ -475,6 +475,12 @@
   function runnerSwatch(k) {
     const r = RUNNER_BY_KEY.get(k);
     return el('span', { class: 'swatch', style: `--c:${r.color}`, 'data-dash': r.dash.length ? 'dashed' : 'solid', 'aria-hidden': 'true' });
+  }
+  function shortRunner(k) {
+    // the runner key without the label all runners share (ubuntu-latest-2cpu -> 2cpu)
+    const labels = new Set(RUNNERS.map((r) => r.label));
+    const r = RUNNER_BY_KEY.get(k);
+    return labels.size === 1 && k.startsWith(r.label + '-') ? k.slice(r.label.length + 1) : k;
   }
   function runnerName(k) {
     const r = RUNNER_BY_KEY.get(k);
@@ -525,7 +531,9 @@
       if (suiteShown) { frag.append(sec); shown += suiteShown; }
     }
     const summary = el('p', { class: 'summary', id: 'summary', text: `${shown} of ${BENCHES.length} benchmarks` + (state.q ? ` match “${state.q}”` : '') + ` · ${NCOMMITS} commits · drag on a chart to zoom, click a card for details` });
-    main.replaceChildren(summary, frag);
+    const rel = el('label', { class: 'rel' }, el('input', { type: 'checkbox', id: 'norm-overview', checked: state.norm,
+      onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Relative: each line divided by its first point');
+    main.replaceChildren(el('div', { class: 'bar' }, summary, rel), frag);
     if (!shown) main.append(el('p', { class: 'notice', text: 'No benchmark matches the filter.' }));
     observe(hosts, miniChart);
   }
@@ -826,7 +834,7 @@
       const sp = base && p.at ? (bench.dir === 'smaller' ? base.at.v / p.at.v : p.at.v / base.at.v) : null;
       const eff = sp != null ? sp / (p.cpus / base.cpus) : null;
       tbody.append(el('tr', { 'data-runner': p.k },
-        el('th', { scope: 'row' }, runnerSwatch(p.k), ' ', p.k),
+        el('th', { scope: 'row', title: p.k }, runnerSwatch(p.k), ' ', shortRunner(p.k)),
         el('td', { class: 'cpus', text: p.cpus }),
         el('td', { class: 'value', 'data-value': p.at ? p.at.v : '', text: p.at ? fmt(p.at.v, 4) + (isNaN(p.at.r) ? '' : ' ± ' + fmt(p.at.r, 3)) : 'no result' }),
         el('td', { text: sp == null ? '—' : trim(sp.toFixed(2)) + '×' }),
@@ -843,7 +851,7 @@
       scales: { x: { time: false, range: () => [0, maxc + 0.5] }, y: { range: (u, min, max) => [0, (Math.max(max || 0, ...meas.filter((v) => v != null).map((v) => v)) || 1) * 1.12] } },
       axes: [
         { font: AXIS_FONT, size: 30, splits: () => pts.map((p) => p.cpus), values: (u, s) => s.map((v) => v + ' vCPU'), grid: { show: false } },
-        { font: AXIS_FONT, size: 46, values: axisValues(false), grid: { stroke: 'rgba(0,0,0,0.06)' } },
+        { font: AXIS_FONT, size: 54, values: axisValues(false), grid: { stroke: 'rgba(0,0,0,0.06)' } },
       ],
       series: [{}, { stroke: '#777', width: 1.2, dash: [5, 4], points: { show: false }, spanGaps: true },
         { stroke: PALETTE[0], width: 2, spanGaps: true, points: { show: true, size: 9, fill: PALETTE[0] } }],
