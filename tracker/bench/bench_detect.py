@@ -35,6 +35,7 @@ import numpy as np
 
 from benchtrack.detect.config import Config
 from benchtrack.detect.method import find_steps
+from benchtrack.gate import aa
 
 HERE = Path(__file__).resolve().parent
 NOISE_DIR = HERE / "noise"
@@ -105,18 +106,33 @@ def record(runs: int, out: Path) -> None:
 # --- noise --------------------------------------------------------------------------------------
 
 
+def _residuals(values: np.ndarray) -> np.ndarray | None:
+    v = np.asarray(values, dtype=float)
+    if len(v) < 10 or not np.all(np.isfinite(v) & (v > 0)):
+        return None
+    return np.log(v / np.median(v))
+
+
 def load_noise() -> tuple[str, dict[str, np.ndarray]]:
-    """(where from, benchmark -> log residuals in run order)."""
-    for folder in (AA_DIR, NOISE_DIR):
-        found: dict[str, np.ndarray] = {}
-        for path in sorted(folder.glob("*.json")):
-            doc = json.loads(path.read_text())
-            for name, values in (doc.get("benchmarks") or {}).items():
-                v = np.asarray(values, dtype=float)
-                if len(v) >= 10 and np.all(v > 0):
-                    found[f"{path.stem}:{name}"] = np.log(v / np.median(v))
-        if found:
-            return str(folder.relative_to(HERE.parent.parent)), found
+    """(where from, benchmark -> log residuals of its per-run values)."""
+    found: dict[str, np.ndarray] = {}
+    # The gate's A/A recordings: each round runs every suite afresh on each side, and its value
+    # is the round's median, like a history point; both sides measure the same commit.
+    for path in sorted(AA_DIR.glob("*.json")):
+        data = aa.load(path)
+        for i, name in enumerate(data.names):
+            r = _residuals(np.concatenate([data.values["base"][i], data.values["head"][i]]))
+            if r is not None:
+                found[f"{path.stem}:{name}"] = r
+    if found:
+        return str(AA_DIR.relative_to(HERE.parent.parent)), found
+    for path in sorted(NOISE_DIR.glob("*.json")):
+        for name, values in json.loads(path.read_text())["benchmarks"].items():
+            r = _residuals(values)
+            if r is not None:
+                found[f"{path.stem}:{name}"] = r
+    if found:
+        return str(NOISE_DIR.relative_to(HERE.parent.parent)), found
     raise SystemExit(f"no noise recorded: run `{Path(__file__).name} record` first")
 
 
