@@ -242,8 +242,7 @@ def _columns(flat: list[Any]) -> tuple[list[str], list[int | float], list[str]] 
         units = [b["unit"] for b in flat]
     except KeyError:
         return None
-    extras = [b.get("extra", "") for b in flat]
-    ranges = [b.get("range", "") for b in flat]
+    extras, ranges = _optional(flat, "extra"), _optional(flat, "range")
     if set(map(type, names)) != {str} or "" in set(names) or set(map(type, units)) != {str}:
         return None
     if set(map(type, extras)) != {str} or set(map(type, ranges)) != {str}:
@@ -252,6 +251,14 @@ def _columns(flat: list[Any]) -> tuple[list[str], list[int | float], list[str]] 
         return None
     floats = [v for v in values if type(v) is float]
     return (names, values, extras) if all(map(math.isfinite, floats)) else None
+
+
+def _optional(flat: list[dict[str, Any]], key: str) -> list[Any]:
+    """Column `key`, "" where absent; subscripting is twice as fast as .get when all have it."""
+    try:
+        return [b[key] for b in flat]
+    except KeyError:
+        return [b.get(key, "") for b in flat]
 
 
 def _find_bad_bench(spans: dict[str, list[tuple[int, int]]], flat: list[Any], fail: Any) -> None:
