@@ -23,9 +23,9 @@ HELP = "Measure the gate's error rates (false-fail, power) on recorded A/A round
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "data",
-        nargs="?",
+        nargs="*",
         type=Path,
-        default=Path("target/bench/aa/aa.json"),
+        default=[Path("target/bench/aa/aa.json")],
         help="A/A recording from `benchtrack record-aa` (default target/bench/aa/aa.json)",
     )
     p.add_argument("--config", type=Path, help=f"gate config (default <repo>/{config.CONFIG_NAME})")
@@ -49,11 +49,11 @@ def run(args: argparse.Namespace) -> int:
             raise BadInput(flag, None, "a fraction between 0 and 1", x)
     if args.threshold is not None:
         cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
-    data = aa.load(args.data)
+    data = [aa.load(path) for path in args.data]  # several: one PR spans all (e.g. per suite)
     looks = cfg.look_schedule(args.rounds, adaptive=not args.no_adaptive)
     result = ev.evaluate(
         data,
-        thresholds=np.array([cfg.threshold_for(n) for n in data.names]),
+        thresholds=np.array([cfg.threshold_for(n) for d in data for n in d.names]),
         alpha=args.alpha or cfg.alpha,
         looks=looks,
         prs=args.prs,

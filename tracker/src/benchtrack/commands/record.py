@@ -43,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     suites = cfg.select(args.suite)
     cpus = cpu_list(args.cpus)
     sha, subject = worktree.resolve(root, args.ref, "--ref")
-    co = worktree.checkout(root, "aa", args.ref, sha, subject)
+    # One worktree per suite selection, so recordings of different suites can run side by side.
+    co = worktree.checkout(root, "aa-" + "-".join(s.name for s in suites), args.ref, sha, subject)
     sides = (dataclasses.replace(co, side="base"), dataclasses.replace(co, side="head"))
     failures: list = []
     try:
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             pins=toolchain_pins(co.path),
             name_filter=args.filter,
             cpus=cpus,
-            logs=root / "target" / "gate" / "logs-aa",
+            logs=root / "target" / "gate" / f"logs-{co.side}",
             stop_when=lambda _d: False,
             progress=say,
             failures=failures,

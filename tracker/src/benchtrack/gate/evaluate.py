@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats as sps
 
+from benchtrack.errors import BadInput
 from benchtrack.gate import ghrule
 from benchtrack.gate import verdict as v
 from benchtrack.gate.aa import AAData
@@ -52,6 +53,8 @@ class Evaluation:
     spread: np.ndarray  # (m,) sd of a round's log-ratio
     mean_rounds: float
     methods: list[Method] = field(default_factory=list)
+    rounds_per_part: list[int] = field(default_factory=list)
+    matched: list[Method] = field(default_factory=list)  # the gate at the action rule's rates
 
     @property
     def gate(self) -> Method:
@@ -72,7 +75,7 @@ def windows(rounds: int, n: int, prs: int, rng: np.random.Generator):
 
 
 def evaluate(
-    data: AAData,
+    data: AAData | list[AAData],
     *,
     thresholds: np.ndarray,
     alpha: float,
@@ -81,38 +84,48 @@ def evaluate(
     seed: int = 7,
     losses: tuple[float, ...] = LOSSES,
 ) -> Evaluation:
-    n = min(looks[-1], data.rounds)
+    parts = data if isinstance(data, list) else [data]
+    n = min(looks[-1], max(d.rounds for d in parts))
     looks = [k for k in looks if k < n] + [n]
-    if n < v.MIN_ROUNDS:
-        raise ValueError(f"{data.source}: {data.rounds} rounds recorded, need {v.MIN_ROUNDS}")
     rng = np.random.default_rng(seed)
-    idx, flip = windows(data.rounds, n, prs, rng)
-    m = len(data.names)
-    bigger = data.bigger
-    # (P, m, n) per-round values of each side of each pseudo-PR
-    b_all, h_all = (
-        data.values["base"][:, idx].transpose(1, 0, 2),
-        data.values["head"][:, idx].transpose(1, 0, 2),
-    )
-    fl = flip[:, None, :]
-    base, head = np.where(fl, h_all, b_all), np.where(fl, b_all, h_all)
+    # Recordings made separately (e.g. one per suite) are independent draws of the same machine:
+    # each gives its own window per pseudo-PR, NaN-padded when it has fewer rounds than n.
+    bases, heads, costs_b, costs_h = [], [], [], []
+    for d in parts:
+        k = min(n, d.rounds)
+        if k < v.MIN_ROUNDS:
+            raise BadInput(d.source, "rounds", f"at least {v.MIN_ROUNDS} recorded rounds", d.rounds)
+        idx, flip = windows(d.rounds, k, prs, rng)
+        fl, pad = flip[:, None, :], ((0, 0), (0, 0), (0, n - k))
+        b_all = d.values["base"][:, idx].transpose(1, 0, 2)  # (P, m_d, k)
+        h_all = d.values["head"][:, idx].transpose(1, 0, 2)
+        bases.append(np.pad(np.where(fl, h_all, b_all), pad, constant_values=np.nan))
+        heads.append(np.pad(np.where(fl, b_all, h_all), pad, constant_values=np.nan))
+        # pytest-benchmark's view: the first round's mean cost on each side, (P, m_d)
+        cost = {
+            side: np.array(
+                [
+                    [ghrule.mean_cost(s, bool(d.bigger[i])) for s in d.samples[side][i]]
+                    for i in range(len(d.names))
+                ]
+            )[:, idx[:, 0]].T
+            for side in ("base", "head")
+        }
+        f0 = flip[:, :1]
+        costs_b.append(np.where(f0, cost["head"], cost["base"]))
+        costs_h.append(np.where(f0, cost["base"], cost["head"]))
+    merged = _merged(parts)
+    bigger = merged.bigger
+    base, head = np.concatenate(bases, axis=1), np.concatenate(heads, axis=1)  # (P, m, n)
     lr = np.log(head) - np.log(base)
     g = np.where(bigger[None, :, None], lr, -lr)
 
-    codes, stop, _ = v.sequential(g, thresholds, alpha, looks)
-    gate_ff = float(np.mean(np.any(codes == v.REGRESSED_C, axis=-1)))
-    gate_detect = {}
-    eye = np.eye(m)[None, :, :, None]
-    for d in losses:
-        hits = np.zeros(m)
-        for lo in range(0, prs, CHUNK):
-            gg = g[lo : lo + CHUNK, None, :, :] + math.log1p(-d) * eye  # scenario j: bench j lost d
-            c, _, _ = v.sequential(gg, thresholds, alpha, looks)
-            hits += np.sum(np.diagonal(c, axis1=1, axis2=2) == v.REGRESSED_C, axis=0)
-        gate_detect[d] = hits / prs
-    all_lr = np.log(data.values["head"]) - np.log(data.values["base"])
-    spread = np.std(all_lr, axis=1, ddof=1)
-    ev = Evaluation(data, prs, n, looks, thresholds, alpha, spread, float(np.mean(stop)))
+    gate_ff, gate_detect, stop = _gate(g, thresholds, alpha, looks, losses)
+    spread = np.concatenate(
+        [np.std(np.log(p.values["head"]) - np.log(p.values["base"]), axis=1, ddof=1) for p in parts]
+    )
+    ev = Evaluation(merged, prs, n, looks, thresholds, alpha, spread, float(np.mean(stop)))
+    ev.rounds_per_part = [min(n, p.rounds) for p in parts]
     label = (
         f"benchtrack gate (δ {_pct_list(thresholds)}, α {alpha * 100:g}%, ≤{n} rounds, "
         f"looks {'/'.join(map(str, looks))})"
@@ -130,18 +143,19 @@ def evaluate(
             for d in losses
         }
         ev.methods.append(Method(f"github-action-benchmark alert {thr * 100:.0f}%", ff, det))
-    cost = {
-        side: np.array(
-            [
-                [ghrule.mean_cost(s, bool(bigger[i])) for s in data.samples[side][i]]
-                for i in range(m)
-            ]
-        )
-        for side in ("base", "head")
-    }
-    c_b, c_h = cost["base"][:, idx[:, 0]].T, cost["head"][:, idx[:, 0]].T  # (P, m)
-    f0 = flip[:, :1]
-    cb, ch = np.where(f0, c_h, c_b), np.where(f0, c_b, c_h)
+        # The gate at this rule's false-fail rate (alpha = its rate): detection at equal false-fail
+        if 0.01 < ff < 1:
+            g_ff, g_det, g_stop = _gate(g, thresholds, ff, looks, losses)
+            note = f"mean {float(np.mean(g_stop)):.1f} rounds"
+            ev.matched.append(
+                Method(
+                    f"benchtrack gate at α {ff * 100:.3g}% (= alert {thr * 100:.0f}%'s rate)",
+                    g_ff,
+                    g_det,
+                    note,
+                )
+            )
+    cb, ch = np.concatenate(costs_b, axis=1), np.concatenate(costs_h, axis=1)
     ff = float(np.mean(np.any(ghrule.pytest_mean_fails(cb, ch, PYTEST_FRACTION), axis=-1)))
     det = {
         d: np.mean(ghrule.pytest_mean_fails(cb, ch / (1 - d), PYTEST_FRACTION), axis=0)
@@ -149,6 +163,47 @@ def evaluate(
     }
     ev.methods.append(Method(f"pytest-benchmark mean:{PYTEST_FRACTION * 100:g}%", ff, det))
     return ev
+
+
+def _gate(
+    g: np.ndarray, thresholds: np.ndarray, alpha: float, looks: list[int], losses: tuple[float, ...]
+) -> tuple[float, dict[float, np.ndarray], np.ndarray]:
+    """(false-fail rate, detection per loss per benchmark, rounds used) of the gate on `g`."""
+    codes, stop, _ = v.sequential(g, thresholds, alpha, looks)
+    ff = float(np.mean(np.any(codes == v.REGRESSED_C, axis=-1)))
+    m, prs = g.shape[1], g.shape[0]
+    eye = np.eye(m)[None, :, :, None]
+    detect = {}
+    for d in losses:
+        hits = np.zeros(m)
+        for lo in range(0, prs, CHUNK):
+            gg = g[lo : lo + CHUNK, None, :, :] + math.log1p(-d) * eye  # scenario j: bench j lost d
+            c, _, _ = v.sequential(gg, thresholds, alpha, looks)
+            hits += np.sum(np.diagonal(c, axis1=1, axis2=2) == v.REGRESSED_C, axis=0)
+        detect[d] = hits / prs
+    return ff, detect, stop
+
+
+def _merged(parts: list[AAData]) -> AAData:
+    """One AAData naming every benchmark of `parts` (for labels; values are the first part's)."""
+    if len(parts) == 1:
+        return parts[0]
+    doc = dict(parts[0].doc)
+    doc["suites"] = [s for p in parts for s in p.doc.get("suites", [])]
+    doc["run_seconds"] = {k: x for p in parts for k, x in p.doc.get("run_seconds", {}).items()}
+    doc["commit"] = " + ".join(str(p.doc.get("commit", ""))[:10] for p in parts)
+    doc["recorded"] = " + ".join(str(p.doc.get("recorded", "?")) for p in parts)
+    return AAData(
+        " + ".join(p.source for p in parts),
+        [x for p in parts for x in p.names],
+        [x for p in parts for x in p.suites],
+        [x for p in parts for x in p.units],
+        np.concatenate([p.bigger for p in parts]),
+        parts[0].values,
+        parts[0].samples,
+        [x for p in parts for x in p.dropped],
+        doc,
+    )
 
 
 def _lose(head: np.ndarray, bigger: np.ndarray, d: float) -> np.ndarray:
@@ -172,7 +227,8 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
     lines = [
         "## Gate evaluation on recorded A/A data",
         "",
-        f"Data: `{d.source}`: {d.rounds} rounds of commit `{str(doc.get('commit', ''))[:10]}` "
+        f"Data: `{d.source}`: {'/'.join(str(p) for p in ev.rounds_per_part)} rounds of commit "
+        f"`{doc.get('commit', '')}` "
         f"recorded {doc.get('recorded', '?')} on {doc.get('machine', '?')}; suites "
         f"{', '.join(doc.get('suites', []))}; {len(d.names)} benchmarks"
         + (f" ({len(d.dropped)} dropped: a round missing)" if d.dropped else "")
@@ -186,6 +242,9 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
         cells = " | ".join(f"{mth.mean_detect(x) * 100:.1f}%" for x in losses)
         note = f" ({mth.note})" if mth.note else ""
         lines.append(f"| {mth.label}{note} | {mth.false_fail * 100:.2f}% | {cells} |")
+    for mth in ev.matched:
+        cells = " | ".join(f"{mth.mean_detect(x) * 100:.1f}%" for x in losses)
+        lines.append(f"| {mth.label} ({mth.note}) | {mth.false_fail * 100:.2f}% | {cells} |")
     ok = ev.gate.detect.get(0.10)
     allowed = ev.max_spread()
     lines += [
