@@ -503,3 +503,23 @@ def test_large_history_overview_reads_bucket_means(tmp_path: Path, browser: obje
     assert page.page.evaluate("benchtrack.main.data[0].length") == commits
     assert_clean(page)
     context.close()
+
+
+def test_site_from_a_git_branch(tmp_path: Path) -> None:
+    import subprocess
+
+    repo = make_history(tmp_path / "remote")
+    git = ["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", "-b", "gh-pages"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "history"], check=True)
+    out = tmp_path / "out"
+    proc = run_site(f"git:{repo.as_uri()}#gh-pages", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "1 change markers" in proc.stdout
+    for key in RUNNERS:
+        assert (out / "bench" / key / "data.js").read_bytes() == (
+            repo / "bench" / key / "data.js"
+        ).read_bytes()
+    missing = run_site(f"git:{repo.as_uri()}#no-such-branch", "--out", str(tmp_path / "x"))
+    assert missing.returncode == 2 and "no-such-branch" in missing.stderr

@@ -28,6 +28,8 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -76,44 +78,33 @@ class SiteHistory:
         return path if path is not None and path.is_file() else None
 
 
-def read_history(spec: str) -> SiteHistory:
-    """Read every runner's data.js (and bench/changes.json) of a history directory or git branch."""
+@contextmanager
+def open_history(spec: str) -> Iterator[SiteHistory]:
+    """Read every runner's data.js (and bench/changes.json) of a history directory or git branch.
+
+    A git history is read from a temporary checkout (the store's own), which lives as long as the
+    context: the site copies its data.js and changes.json from there.
+    """
     from benchtrack import history as history_mod
 
-    root: Path | None = None
-    if hasattr(history_mod, "open_store"):
-        store = history_mod.open_store(spec)
-        model = store.read()
-        root = _store_root(store, spec)
-    else:  # the store's directory reader, spelled out with its parts
-        from benchtrack.history.format import parse
-        from benchtrack.history.model import History, build_runner
+    store = history_mod.open_store(spec)
+    checkout = getattr(store, "_checkout", None)
+    if spec.startswith("git:") and callable(checkout):
+        with checkout() as (work, exists):
+            if not exists:
+                raise BadInput(spec, None, "an existing branch with bench/<runner-key>/data.js")
+            yield _site_history(history_mod.open_store(str(work)).read(), Path(work), spec)
+        return
+    root = None if spec.startswith("git:") else Path(spec)
+    yield _site_history(store.read(), root, spec)
 
-        root = Path(spec)
-        if not root.is_dir():
-            raise BadInput(spec, None, "a history directory (with bench/<runner-key>/data.js)")
-        runners = {}
-        for path in sorted(root.glob("bench/*/data.js")):
-            runners[path.parent.name] = build_runner(
-                path.parent.name, parse(path.read_bytes(), str(path))
-            )
-        model = History(source=spec, runners=runners)
+
+def _site_history(model: Any, root: Path | None, spec: str) -> SiteHistory:
     if not model.runners:
-        raise BadInput(
-            root / "bench" if root else spec, None, "at least one bench/<runner-key>/data.js"
-        )
+        where = root / "bench" if root else spec
+        raise BadInput(where, None, "at least one bench/<runner-key>/data.js")
     changes, source = _read_changes(root) if root else ([], None)
     return SiteHistory(model=model, root=root, changes=changes, changes_source=source)
-
-
-def _store_root(store: Any, spec: str) -> Path | None:
-    if not spec.startswith("git:") and Path(spec).is_dir():
-        return Path(spec)
-    for attr in ("root", "path", "directory", "workdir"):
-        value = getattr(store, attr, None)
-        if isinstance(value, (str, Path)) and Path(value).is_dir():
-            return Path(value)
-    return None
 
 
 def _read_changes(root: Path) -> tuple[list[dict[str, Any]], Path | None]:

@@ -54,8 +54,8 @@ def run(args: argparse.Namespace) -> int:
         if spec.startswith("git:") or not Path(spec).is_dir():
             raise BadInput("command line", "--out", "an output directory for a non-local history")
         out = Path(spec)
-    history = site.read_history(spec)
-    report = site.build_site(history, out, source=args.source)
+    with site.open_history(spec) as history:
+        report = site.build_site(history, out, source=args.source)
     if args.json:
         sys.stdout.write(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
