@@ -43,6 +43,7 @@ class PublishError(BenchtrackError):
 class Plan:
     slots: list[str] = field(default_factory=list)  # runner keys with results, in matrix order
     missing: list[str] = field(default_factory=list)  # expected keys without results
+    recorded: list[str] = field(default_factory=list)  # keys whose commit is already there
 
     def outputs(self) -> dict[str, str]:
         out = {f"slot{i + 1}": key for i, key in enumerate(self.slots)}
@@ -72,6 +73,8 @@ def snapshot(repo: Path, branch: str, dest: Path) -> Path:
     """The branch's files in `dest`, read-only use: the action must be able to switch to it."""
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
+    if not git(repo, "ls-tree", "--name-only", branch).stdout.strip():
+        return dest  # a new, empty branch: git archive writes nothing tarfile can read
     archive = subprocess.run(
         ["git", "archive", "--format=tar", branch], cwd=repo, capture_output=True, check=True
     ).stdout
@@ -85,13 +88,15 @@ def plan(
 ) -> Plan:
     fetch_branch(repo)
     history = snapshot(repo, BRANCH, snapshot_dir)
-    problems = open_store(history).validate()
+    store = open_store(history)
+    problems = store.validate()
     if problems:
         details = "; ".join(str(p) for p in problems[:5])
         raise BadInput(
             f"{BRANCH} branch", None, "every data.js readable (not publishing over it)", details
         )
     export_dir.mkdir(parents=True, exist_ok=True)
+    runners = store.read().runners
     result = Plan()
     for key in expected:
         paths = sorted((artifacts / f"results-{key}").glob("*.json"))
@@ -103,6 +108,11 @@ def plan(
         check_one_run(docs)
         if docs[0][1].runner.key != key:
             raise BadInput(docs[0][0], "runner", f"runner size {key}", docs[0][1].runner.key)
+        # A re-run workflow must not reach the action: it would append the commit a second time.
+        commit = docs[0][1].commit.id
+        if key in runners and any(c.id == commit for c in runners[key].commits):
+            result.recorded.append(key)
+            continue
         for direction in ("bigger", "smaller"):
             records = merged_benchmarks(docs, direction)
             target = export_dir / f"{key}.{direction}.json"

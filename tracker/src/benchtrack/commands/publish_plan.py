@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     )
     for key in plan.slots:
         print(f"publish: {key}: results exported to {args.export_dir}/{key}.*.json")
+    for key in plan.recorded:
+        print(f"publish: {key}: this commit is already recorded; kept, not appended again")
     for key in plan.missing:
         print(f"publish: {key}: no results (its bench job failed); not published")
     if args.github_output:
