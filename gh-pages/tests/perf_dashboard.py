@@ -29,7 +29,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import CHROMIUM, CHROMIUM_ARGS, REPO
+from dashboard_fixture import CHROMIUM, CHROMIUM_ARGS, REPO
 
 SCROLL = """async () => {
   const frames = [];

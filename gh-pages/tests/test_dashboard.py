@@ -10,8 +10,7 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 import orjson
-
-from conftest import (
+from dashboard_fixture import (
     BENCHMARKS,
     FOUR_CPU_FROM,
     N_COMMITS,

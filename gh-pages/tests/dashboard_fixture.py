@@ -1,0 +1,167 @@
+"""The dashboard tests' fixture history (made here, in github-action-benchmark's format) and
+helpers: the `benchtrack site` CLI, Chromium's path and flags, a page that records its errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from benchtrack.history.format import dumps
+
+REPO = Path(__file__).resolve().parents[2]
+SHOTS = REPO / "test-output" / "dashboard"
+CHROMIUM = os.environ.get("BENCHTRACK_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+XSS = "<img src=x onerror=alert(1)>"
+REPO_URL = "https://github.com/example/benchtrack"
+
+# name -> (unit, direction, base value on 1 vCPU, scaling exponent: value ~ base * cpus**exp)
+BENCHMARKS = {
+    "rust/walk/tokio_joinset": ("directories/s", "bigger", 1200.0, 0.9),
+    "rust/walk/rayon": ("directories/s", "bigger", 1500.0, 0.8),
+    "rust/streams/async_next": ("items/s", "bigger", 4.9e8, 0.0),
+    "python/sleep/gather": ("ops/s", "bigger", 310.0, 0.1),
+    "python/sleep/taskgroup": ("ops/s", "bigger", 295.0, 0.1),
+    "perl/coro/async/trivial": ("tasks/s", "bigger", 640.0, 0.0),
+    "perl/rss/async": ("KB", "smaller", 9240.0, 0.0),
+}
+RUNNERS = {"local-1cpu": 1, "local-2cpu": 2, "local-4cpu": 4}
+N_COMMITS = 12
+FOUR_CPU_FROM = 3  # the 4-vCPU runner joined at the 4th commit: older commits have no 4cpu point
+STEP_AT = 8  # rust/walk/rayon regresses by 20 % from this commit on (flagged in changes.json)
+XSS_AT = 10  # the commit whose message (and author) try to inject HTML
+
+
+def commit_id(i: int) -> str:
+    return f"{i:02x}" + "c0ffee" * 6 + f"{i:02x}"[:2]
+
+
+def value_of(name: str, cpus: int, i: int) -> float:
+    _, _, base, exp = BENCHMARKS[name]
+    wobble = 1 + 0.01 * ((i * 7 + cpus * 3) % 5 - 2)
+    step = 0.8 if name == "rust/walk/rayon" and i >= STEP_AT else 1.0
+    return round(base * cpus**exp * wobble * step, 3)
+
+
+def range_of(name: str, cpus: int, i: int) -> float:
+    return round(value_of(name, cpus, i) * 0.02, 3)
+
+
+@dataclass
+class Built:
+    history: Path
+    site: Path
+
+
+def make_history(root: Path) -> Path:
+    """bench/<runner-key>/data.js per runner size, in github-action-benchmark's format."""
+    for key, cpus in RUNNERS.items():
+        entries: dict[str, list] = {}
+        for i in range(N_COMMITS):
+            if cpus == 4 and i < FOUR_CPU_FROM:
+                continue
+            author = {"email": "dev@example.com", "name": "Dev One", "username": "devone"}
+            if i == XSS_AT:
+                author = {"email": "x@example.com", "name": "<b>Mallory</b>", "username": "mal"}
+            message = XSS if i == XSS_AT else f"Commit number {i}: tune the walkers"
+            commit = {
+                "author": author,
+                "committer": author,
+                "distinct": True,
+                "id": commit_id(i),
+                "message": message,
+                "timestamp": f"2026-11-{i + 1:02d}T10:00:00Z",
+                "tree_id": "ab" * 20,
+                "url": f"{REPO_URL}/commit/{commit_id(i)}",
+            }
+            date = 1793527200000 + i * 86_400_000 + 3_600_000
+            for direction, entry in (("bigger", key), ("smaller", f"{key} (smaller is better)")):
+                benches = []
+                for name, (unit, d, _, _) in BENCHMARKS.items():
+                    if d != direction:
+                        continue
+                    v, r = value_of(name, cpus, i), range_of(name, cpus, i)
+                    suite = name.split("/")[0]
+                    benches.append(
+                        {
+                            "name": name,
+                            "value": v,
+                            "unit": unit,
+                            "range": f"± {r}",
+                            "extra": f"runner=local; cpus={cpus}; samples=10; "
+                            f"ci={v - r:.3f}..{v + r:.3f}; suite={suite}",
+                        }
+                    )
+                entries.setdefault(entry, []).append(
+                    {
+                        "commit": commit,
+                        "date": date,
+                        "tool": "customBiggerIsBetter"
+                        if direction == "bigger"
+                        else "customSmallerIsBetter",
+                        "benches": benches,
+                    }
+                )
+        data = {"lastUpdate": 1793527200000 + N_COMMITS * 86_400_000, "repoUrl": REPO_URL}
+        data["entries"] = entries
+        path = root / "bench" / key / "data.js"
+        path.parent.mkdir(parents=True)
+        path.write_bytes(dumps(data))
+    change = {
+        "series": "rust/walk/rayon",
+        "runner": "local-2cpu",
+        "commit": commit_id(STEP_AT),
+        "change": -0.2,
+        "direction": "bigger",
+        "regression": True,
+    }
+    (root / "bench" / "changes.json").write_bytes(
+        orjson.dumps({"schema": "benchtrack.changes/1", "changes": [change]})
+    )
+    return root
+
+
+def run_site(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "benchtrack.cli", "site", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=REPO,
+    )
+
+
+def context_options(**over: object) -> dict[str, object]:
+    """Browser contexts bypass the page's Content-Security-Policy: Playwright's waits evaluate
+    strings, which the CSP forbids, and the XSS test must prove that data is rendered as text
+    (nothing runs even without the CSP's second line of defence)."""
+    return {"viewport": {"width": 1280, "height": 900}, "bypass_csp": True, **over}
+
+
+class Watched:
+    """A page plus everything it complained about: console errors, page errors, dialogs."""
+
+    def __init__(self, page: object) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+        def on_dialog(d: object) -> None:
+            self.dialogs.append(d.message)
+            d.dismiss()
+
+        page.on("dialog", on_dialog)
