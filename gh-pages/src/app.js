@@ -196,7 +196,8 @@
     if (s.q && s.view !== 'bench') p.set('q', s.q);
     return '#' + p.toString();
   }
-  function saveState() { history.replaceState(null, '', hashFor()); }
+  let shownHash = '';            // the hash of the view on screen (scroll positions are kept per hash)
+  function saveState() { history.replaceState(null, '', hashFor()); shownHash = location.hash; }
   function go(over) {
     const h = hashFor(over);
     if (h === location.hash) render(); else location.hash = h;
@@ -879,7 +880,9 @@
     main.replaceChildren(el('div', { class: 'bench-head' }, el('h2', { text: 'Compare two commits' }),
       el('div', { class: 'pickers' }, el('label', { class: 'pick' }, 'Base ', sb), el('label', { class: 'pick' }, 'Head ', sh))),
     el('div', { class: 'sides' }, side(bi, 'Base'), side(hi, 'Head')), table);
+    const token = renderToken;
     loadAll().then(() => {
+      if (token !== renderToken) return;
       const rows = [];
       for (const b of BENCHES) {
         if (!matches(b, state.q)) continue;
@@ -965,8 +968,16 @@
       clearTimeout(timer);
       timer = setTimeout(() => { state.q = e.target.value.trim(); saveState(); render(); }, 150);
     });
-    window.addEventListener('hashchange', () => { render(); main.focus({ preventScroll: true }); window.scrollTo(0, 0); });
-    window.addEventListener('scroll', hideTooltip, { passive: true });
+    // Back to a view restores where it was scrolled to (charts keep their size while undrawn).
+    const scrolled = new Map();
+    shownHash = location.hash;
+    window.addEventListener('hashchange', () => {
+      render();
+      shownHash = location.hash;
+      main.focus({ preventScroll: true });
+      window.scrollTo(0, scrolled.get(shownHash) || 0);
+    });
+    window.addEventListener('scroll', () => { hideTooltip(); scrolled.set(shownHash, window.scrollY); }, { passive: true });
     render();
   }
 

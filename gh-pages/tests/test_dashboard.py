@@ -522,3 +522,23 @@ def test_site_from_a_git_branch(tmp_path: Path) -> None:
         ).read_bytes()
     missing = run_site(f"git:{repo.as_uri()}#no-such-branch", "--out", str(tmp_path / "x"))
     assert missing.returncode == 2 and "no-such-branch" in missing.stderr
+
+
+def test_back_to_the_overview_keeps_the_scroll_position(built: Built, browser: object) -> None:
+    context = browser.new_context(**context_options(viewport={"width": 900, "height": 500}))
+    page = Watched(context.new_page())
+    open_page(page, url_of(built))
+    p = page.page
+    card = p.locator("a.card").nth(4)
+    card.scroll_into_view_if_needed()
+    p.wait_for_timeout(100)
+    y = p.evaluate("window.scrollY")
+    assert y > 0
+    card.click()
+    p.wait_for_function("window.benchtrack.main !== null")
+    assert p.evaluate("window.scrollY") == 0
+    p.go_back()
+    p.wait_for_function("document.querySelector('#main').dataset.view === 'overview'")
+    assert abs(p.evaluate("window.scrollY") - y) <= 2
+    assert_clean(page)
+    context.close()
