@@ -805,7 +805,7 @@
           hosts.push(host);
           grid.append(el('div', { class: 'card static' }, el('span', { class: 'card-head' },
             el('a', { class: 'card-title', href: hashFor({ view: 'bench', bench: b.name, from: null, to: null }), text: b.name }),
-            el('span', { class: 'card-unit', text: b.unit })), host, table));
+            el('span', { class: 'card-unit', text: b.unit + (b.dir === 'smaller' ? ' · lower is better, no ideal line' : '') })), host, table));
         }
         if (grid.childElementCount) sec.append(el('h3', { text: g.name }), grid);
       }
@@ -832,7 +832,8 @@
     const tbody = host.nextElementSibling.tBodies[0];
     tbody.replaceChildren();
     for (const p of pts) {
-      const sp = base && p.at ? (bench.dir === 'smaller' ? base.at.v / p.at.v : p.at.v / base.at.v) : null;
+      // speed-up and efficiency are for throughput; a smaller-is-better metric (memory) has neither
+      const sp = base && p.at && bench.dir !== 'smaller' ? p.at.v / base.at.v : null;
       const eff = sp != null ? sp / (p.cpus / base.cpus) : null;
       tbody.append(el('tr', { 'data-runner': p.k },
         el('th', { scope: 'row', title: p.k }, runnerSwatch(p.k), ' ', shortRunner(p.k)),
@@ -856,6 +857,27 @@
       ],
       series: [{}, { stroke: '#777', width: 1.2, dash: [5, 4], points: { show: false }, spanGaps: true },
         { stroke: PALETTE[0], width: 2, spanGaps: true, points: { show: true, size: 9, fill: PALETTE[0] } }],
+      hooks: {
+        draw: [(u) => {
+          // error bars: each point's ± range
+          const ctx = u.ctx;
+          ctx.save();
+          ctx.strokeStyle = PALETTE[0];
+          ctx.lineWidth = 1.5 * devicePixelRatio;
+          pts.forEach((p, k) => {
+            if (!p.at || isNaN(p.at.r) || !p.at.r) return;
+            const x = u.valToPos(uniq[k + 1], 'x', true);
+            const y0 = u.valToPos(p.at.v - p.at.r, 'y', true), y1 = u.valToPos(p.at.v + p.at.r, 'y', true);
+            const w = 4 * devicePixelRatio;
+            ctx.beginPath();
+            ctx.moveTo(x, y0); ctx.lineTo(x, y1);
+            ctx.moveTo(x - w, y0); ctx.lineTo(x + w, y0);
+            ctx.moveTo(x - w, y1); ctx.lineTo(x + w, y1);
+            ctx.stroke();
+          });
+          ctx.restore();
+        }],
+      },
     }, [uniq, ideal, meas], host);
     live.set(host, u);
     host.classList.add('drawn');
