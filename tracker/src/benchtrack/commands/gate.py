@@ -122,10 +122,6 @@ def run(args: argparse.Namespace) -> int:
     md = render.markdown(outcome)
     atomic_write(out_dir / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     atomic_write(out_dir / "gate.md", md)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        with open(summary, "a", encoding="utf-8") as f:
-            f.write(md + "\n")
     if args.json:
         print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
     else:

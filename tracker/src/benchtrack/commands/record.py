@@ -47,35 +47,39 @@ def run(args: argparse.Namespace) -> int:
     co = worktree.checkout(root, "aa-" + "-".join(s.name for s in suites), args.ref, sha, subject)
     sides = (dataclasses.replace(co, side="base"), dataclasses.replace(co, side="head"))
     failures: list = []
+    meta = {
+        "commit": sha,
+        "subject": subject,
+        "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": f"{affinity_cpus()} CPUs ({cpus or 'unpinned'}), {cpu_model()}, "
+        f"{platform.system()} {platform.machine()}",
+        "suites": [s.name for s in suites],
+        "filter": args.filter,
+        "env": {s.name: s.env for s in suites},
+        "commands": {s.name: s.command for s in suites},
+    }
+
+    def checkpoint(data) -> bool:  # a long recording that is interrupted keeps its rounds
+        atomic_write(args.out, aa.dump(aa.to_dict(data, meta)))
+        return False
+
     try:
         data = interleave(
             suites,
             sides,
-            looks=[args.rounds],
+            looks=list(range(1, args.rounds + 1)),
             pins=toolchain_pins(co.path),
             name_filter=args.filter,
             cpus=cpus,
             logs=root / "target" / "gate" / f"logs-{co.side}",
-            stop_when=lambda _d: False,
+            stop_when=checkpoint,
             progress=say,
             failures=failures,
         )
     finally:
         if not args.keep_worktree:
             worktree.remove(root, co)
-    doc = aa.to_dict(
-        data,
-        {
-            "commit": sha,
-            "subject": subject,
-            "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "machine": f"{affinity_cpus()} CPUs ({cpus or 'unpinned'}), {cpu_model()}, "
-            f"{platform.system()} {platform.machine()}",
-            "suites": [s.name for s in suites],
-            "filter": args.filter,
-            "env": {s.name: s.env for s in suites},
-        },
-    )
+    doc = aa.to_dict(data, meta)
     atomic_write(args.out, aa.dump(doc))
     say(
         f"wrote {args.out}: {data.count} rounds, {len(doc['benchmarks'])} benchmarks, "

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats as sps
+from scipy import special
 
 from benchtrack.errors import BadInput
 from benchtrack.gate import ghrule
@@ -64,9 +64,9 @@ class Evaluation:
         """The largest round-to-round spread at which a loss d is still detected with `power`
         by the last look (normal approximation of the mean; per-benchmark thresholds)."""
         m, n = len(self.data.names), self.rounds
-        t = sps.t.isf(v.per_look_alpha(self.alpha, m, len(self.looks)), n - 1)
+        t = special.stdtrit(n - 1, 1 - v.per_look_alpha(self.alpha, m, len(self.looks)))
         gap = np.log1p(-self.thresholds) - math.log1p(-d)
-        return np.maximum(gap, 0) * math.sqrt(n) / (t + sps.norm.isf(1 - power))
+        return np.maximum(gap, 0) * math.sqrt(n) / (t + special.ndtri(power))
 
 
 def windows(rounds: int, n: int, prs: int, rng: np.random.Generator):

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
+from scipy import special  # scipy.stats alone takes seconds to import on a busy box
 
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
@@ -49,7 +49,7 @@ def interval(g: np.ndarray, level_alpha: float) -> Interval:
         mean = np.nanmean(g, axis=-1) if g.shape[-1] else np.full(g.shape[:-1], np.nan)
         sd = np.nanstd(g, axis=-1, ddof=1)
         df = np.maximum(n - 1, 1)
-        t = sps.t.isf(level_alpha, df)
+        t = special.stdtrit(df, 1 - level_alpha)  # upper level_alpha quantile of t(df)
         half = np.where(n >= MIN_ROUNDS, t * sd / np.sqrt(np.maximum(n, 1)), np.inf)
     # Identical rounds (a quantised metric such as RSS) give sd = 0: the interval is the point.
     half = np.where(np.isnan(half), np.inf, half)
