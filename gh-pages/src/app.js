@@ -371,6 +371,7 @@
   function axisValues(norm) {
     return (u, splits) => splits.map((v) => (v == null ? '' : norm ? trim(v.toPrecision(3)) + '×' : fmt(v)));
   }
+  const NO_HOVER = window.matchMedia('(hover: none)').matches;
   const AXIS_FONT = '11px system-ui, sans-serif';
   const utc = (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC');
 
@@ -605,7 +606,7 @@
     if (!sd.xs.length) { host.append(el('p', { class: 'notice', text: 'No data for the selected runner sizes.' })); return; }
     const width = host.clientWidth || 800;
     const height = Math.max(240, Math.min(420, Math.round(width * 0.45)));
-    let down = null;
+    let down = null, tapped = null;
     const u = new uPlot({
       width, height,
       pxAlign: 0,
@@ -651,6 +652,9 @@
       if (!down || Math.hypot(e.clientX - down[0], e.clientY - down[1]) > 4) return;
       const j = u.cursor.idx;
       if (j == null) return;
+      // touch screens have no hover: the first tap shows the tooltip, a second tap opens the commit
+      if (NO_HOVER && tapped !== j) { tapped = j; showTooltip(u, sd, bench); return; }
+      tapped = null;
       const url = commitUrl(sd.idx[j]);
       if (url) window.open(url, '_blank', 'noopener');
     });
@@ -732,7 +736,7 @@
       const worse = ch != null && (bench.dir === 'smaller' ? ch > 0 : ch < 0);
       rows.append(el('tr', { 'data-runner': sd.keys[s] },
         el('th', { scope: 'row' }, runnerSwatch(sd.keys[s]), ' ', runnerName(sd.keys[s])),
-        el('td', { class: 'v', text: (norm ? trim(y.toPrecision(4)) + '×' : fmt(y, 4)) + (half > 0 ? ' ± ' + (norm ? trim(half.toPrecision(2)) : fmt(half, 3)) : '') + (norm ? '' : ' ' + bench.unit) }),
+        el('td', { class: 'v', text: (norm ? trim(y.toPrecision(4)) + '×' : fmt(y, 4)) + (half > 0 ? ' ± ' + (norm ? trim(half.toPrecision(2)) : fmt(half, 3)) : '') }),
         el('td', { class: 'chg' + (ch == null ? '' : worse ? ' worse' : ' better'), text: ch == null ? 'first point' : pct(ch) + ' vs prev' })));
     }
     const mark = (CHANGES.get(bench.name) || []).filter((c) => c.i === ci && sd.keys.includes(c.runner));
@@ -741,8 +745,9 @@
       el('div', { class: 'tt-msg', text: C.msg[ci] || '(no message)' }),
       el('div', { class: 'tt-author', text: C.author[ci] ? 'by ' + C.author[ci] : '' }),
       rows,
+      el('div', { class: 'tt-unit', text: norm ? 'relative to each line’s first point' : bench.unit + (bench.dir === 'smaller' ? ', lower is better' : '') }),
       mark.length ? el('div', { class: 'tt-flag', text: 'Flagged change: ' + mark.map((c) => `${c.runner} ${pct(c.change)}`).join(', ') }) : null,
-      commitUrl(ci) ? el('div', { class: 'tt-hint', text: 'Click (or Enter) opens the commit' }) : null].filter(Boolean));
+      commitUrl(ci) ? el('div', { class: 'tt-hint', text: NO_HOVER ? 'Tap again to open the commit' : 'Click (or Enter) opens the commit' }) : null].filter(Boolean));
     tooltip.hidden = false;
     const box = u.over.getBoundingClientRect();
     const tw = tooltip.offsetWidth, th = tooltip.offsetHeight;

@@ -194,11 +194,12 @@ def test_benchmark_view_lines_tooltip_and_markers(built: Built, page: Watched, s
     assert f"Commit number {i}: tune the walkers" in text
     assert "by Dev One" in text
     assert "2026-11-08 10:00 UTC" in text
+    assert tip.locator(".tt-unit").inner_text() == "directories/s"
     for key, cpus in RUNNERS.items():
         v, r = value_of("rust/walk/rayon", cpus, i), range_of("rust/walk/rayon", cpus, i)
         prev = value_of("rust/walk/rayon", cpus, i - 1)
         row = tip.locator(f"tr[data-runner='{key}']").inner_text()
-        assert f"{js_fmt(v, 4)} ± {js_fmt(r, 3)} directories/s" in row, row
+        assert f"{js_fmt(v, 4)} ± {js_fmt(r, 3)}" in row, row
         assert f"{js_pct(v / prev - 1)} vs prev" in row, row
     p.screenshot(path=str(shots / "benchmark.png"), full_page=True)
     # the flagged change is listed under the chart
@@ -427,7 +428,21 @@ def test_phone_layout_has_no_horizontal_scroll(built: Built, browser: object, sh
     open_page(page, url_of(built, "view=bench&b=rust%2Fwalk%2Frayon"))
     p.wait_for_function("window.benchtrack.main !== null")
     assert p.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    # no hover on a phone: the first tap on a point shows its tooltip, the second opens the commit
+    i = 5
+    x = p.evaluate(f"benchtrack.main.valToPos(benchtrack.index.commits.t[{i}], 'x')")
+    box = p.locator("#chart .u-over").bounding_box()
+    pages_before = len(context.pages)
+    p.tap("#chart .u-over", position={"x": x, "y": box["height"] / 2})
+    p.locator("#tooltip").wait_for(state="visible")
+    assert commit_id(i)[:7] in p.locator("#tooltip").inner_text()
     p.screenshot(path=str(shots / "phone-benchmark.png"))
+    assert len(context.pages) == pages_before
+    context.route("https://github.com/**", lambda route: route.fulfill(body="commit page"))
+    with context.expect_page() as popup:
+        p.tap("#chart .u-over", position={"x": x, "y": box["height"] / 2})
+    popup.value.wait_for_load_state()
+    assert popup.value.url.endswith(commit_id(i))
     assert_clean(page)
     context.close()
 
