@@ -969,7 +969,6 @@
     }
     const search = document.getElementById('search');
     if (document.activeElement !== search) search.value = state.q;
-    search.disabled = state.view === 'bench';
     for (const cb of document.querySelectorAll('#runners input')) cb.checked = state.runners.includes(cb.value);
     document.title = (state.view === 'bench' ? state.bench + ' · ' : state.view !== 'overview' ? state.view + ' · ' : '') + 'benchtrack';
     main.dataset.view = state.view;
@@ -993,7 +992,19 @@
     let timer = null;
     document.getElementById('search').addEventListener('input', (e) => {
       clearTimeout(timer);
-      timer = setTimeout(() => { state.q = e.target.value.trim(); saveState(); render(); }, 150);
+      timer = setTimeout(() => {
+        state.q = e.target.value.trim();
+        if (state.view === 'bench') { go({ view: 'overview', from: null, to: null }); return; }
+        saveState(); render();
+      }, 150);
+    });
+    // "/" jumps to the search box, as on GitHub
+    document.addEventListener('keydown', (e) => {
+      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey) return;
+      const t = e.target;
+      if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
+      e.preventDefault();
+      document.getElementById('search').focus();
     });
     // Back to a view restores where it was scrolled to (charts keep their size while undrawn).
     const scrolled = new Map();

@@ -557,3 +557,40 @@ def test_back_to_the_overview_keeps_the_scroll_position(built: Built, browser: o
     assert abs(p.evaluate("window.scrollY") - y) <= 2
     assert_clean(page)
     context.close()
+
+
+def test_search_from_a_benchmark_goes_back_to_the_filtered_overview(
+    built: Built, page: Watched
+) -> None:
+    open_page(page, url_of(built, "view=bench&b=rust%2Fwalk%2Frayon"))
+    p = page.page
+    p.wait_for_function("window.benchtrack.main !== null")
+    p.locator("body").press("/")
+    assert p.evaluate("document.activeElement.id") == "search"
+    p.keyboard.type("python")
+    p.wait_for_function("document.querySelector('#main').dataset.view === 'overview'")
+    p.wait_for_function("document.querySelectorAll('a.card').length === 2")
+    assert "q=python" in p.url
+    assert_clean(page)
+
+
+def test_change_markers_only_for_known_commits_and_bad_file_is_exit_2(tmp_path: Path) -> None:
+    history = make_history(tmp_path / "h")
+    changes = history / "bench/changes.json"
+    doc = orjson.loads(changes.read_bytes())
+    doc["changes"].append({**doc["changes"][0], "commit": "f" * 40})  # not in the history
+    doc["changes"].append({**doc["changes"][0], "series": "rust/walk/gone"})  # no such benchmark
+    changes.write_bytes(orjson.dumps(doc))
+    proc = run_site(str(history), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    index = _load_js(tmp_path / "out/dashboard/data/index.js", b"window.BENCHTRACK_INDEX=")
+    assert [(c["series"], c["commit"], c["i"]) for c in index["changes"]] == [
+        ("rust/walk/rayon", commit_id(STEP_AT), STEP_AT)
+    ]
+    changes.write_text('{"changes": [{"series": 1}]}')
+    bad = run_site(str(history), "--out", str(tmp_path / "out2"))
+    assert bad.returncode == 2 and "changes.json" in bad.stderr and "changes[0]" in bad.stderr
+    changes.unlink()  # no file, no markers
+    proc = run_site(str(history), "--out", str(tmp_path / "out3"))
+    index = _load_js(tmp_path / "out3/dashboard/data/index.js", b"window.BENCHTRACK_INDEX=")
+    assert proc.returncode == 0 and index["changes"] == []
