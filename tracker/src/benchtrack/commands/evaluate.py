@@ -29,6 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="A/A recording from `benchtrack record-aa` (default target/bench/aa/aa.json)",
     )
     p.add_argument("--config", type=Path, help=f"gate config (default <repo>/{config.CONFIG_NAME})")
+    p.add_argument("--filter", help="regular expression: evaluate only the benchmarks it finds")
     p.add_argument("--prs", type=int, default=400, help="pseudo-PRs per cell (default 400)")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--rounds", type=int, help="the gate's round limit (default [gate].rounds)")
@@ -49,7 +50,9 @@ def run(args: argparse.Namespace) -> int:
             raise BadInput(flag, None, "a fraction between 0 and 1", x)
     if args.threshold is not None:
         cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
-    data = [aa.load(path) for path in args.data]  # several: one PR spans all (e.g. per suite)
+    data = [
+        aa.load(path, args.filter) for path in args.data
+    ]  # several: one PR spans all (e.g. per suite)
     looks = cfg.look_schedule(args.rounds, adaptive=not args.no_adaptive)
     result = ev.evaluate(
         data,

@@ -8,6 +8,7 @@ alternation); every sample of every round is kept so other rules can be replayed
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,7 +71,8 @@ class AAData:
         return float(sum(2 * np.median(v) for v in per_suite.values() if v))
 
 
-def load(path: Path) -> AAData:
+def load(path: Path, name_filter: str | None = None) -> AAData:
+    """A recording; `name_filter` (a regular expression) keeps the benchmarks it finds."""
     try:
         doc = parse_json(path.read_bytes(), path)
     except FileNotFoundError:
@@ -88,6 +90,8 @@ def load(path: Path) -> AAData:
     vals: dict[str, list] = {"base": [], "head": []}
     samp: dict[str, list] = {"base": [], "head": []}
     for name, b in sorted(benches.items()):
+        if name_filter and not re.search(name_filter, name):
+            continue
         rounds = {side: b.get(side) for side in ("base", "head")}
         if any(not isinstance(r, list) for r in rounds.values()):
             raise BadInput(path, f"benchmarks.{name}", "base and head lists of rounds")
