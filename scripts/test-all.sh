@@ -12,7 +12,7 @@ for part in "${parts[@]}"; do
   task="test-$part"; [ "$part" = lint ] && task=lint
   printf '\n======== %s (cargo make %s)\n' "$part" "$task"
   start=$SECONDS
-  if cargo make --loglevel error "$task" </dev/null; then passed+=("$part"); status=ok
+  if cargo make "$task" </dev/null; then passed+=("$part"); status=ok
   else failed+=("$part"); status=FAILED; fi
   times+=("$(printf '%-10s %-7s %4ds' "$part" "$status" $((SECONDS - start)))")
 done

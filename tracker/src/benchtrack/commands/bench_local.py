@@ -19,7 +19,6 @@ when a benchmark regressed beyond the threshold against the previous run, else 0
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shlex
 import shutil
@@ -28,10 +27,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchtrack import detect, site
 from benchtrack.commands.compare import add_report_arguments, exit_code, print_report
 from benchtrack.commands.ingest import add_metadata_arguments
 from benchtrack.compare import SuiteComparison, compare_documents
 from benchtrack.errors import BadInput, BenchtrackError
+from benchtrack.history import new_entries, open_store
 from benchtrack.ingest import ingest
 from benchtrack.report.terminal import console
 from benchtrack.result import BenchError, Commit, ResultDocument, Runner
@@ -274,11 +275,6 @@ def _append_history(runs: list[SuiteRun], args, out) -> None:
         # block the full run of the same commit.
         out.print("history: not appended (a --filter run measures only part of the suites)")
         return
-    if importlib.util.find_spec("benchtrack.history") is None:
-        out.print("history: benchtrack.history is not available; not appended")
-        return
-    from benchtrack.history import new_entries, open_store
-
     outcomes = open_store(args.history).append(new_entries(docs))
     for o in outcomes:
         out.print(
@@ -286,16 +282,27 @@ def _append_history(runs: list[SuiteRun], args, out) -> None:
             f"{args.history}/bench/{o.runner_key}/data.js ({o.entry_name})",
             markup=False,
         )
+    _detect(args.history, out)  # before the site, which draws its markers
     _build_site(args.history, out)
 
 
-def _build_site(history: Path, out) -> None:
-    if importlib.util.find_spec("benchtrack.site") is None:
-        return
-    from benchtrack import site
-
+def _detect(history: Path, out) -> None:
+    """Print the change points new in the local history; bench/changes.json feeds the dashboard."""
     try:
-        report = site.build_site(site.read_history(str(history)), history)
+        all_changes, new = detect.run(history, write=True)
+    except BenchtrackError as error:
+        out.print(f"change points: not computed: {error}", markup=False)
+        return
+    if new:
+        detect.table(all_changes, new, console=out)
+    else:
+        out.print(f"change points: none new ({len(all_changes)} in all)", markup=False)
+
+
+def _build_site(history: Path, out) -> None:
+    try:
+        with site.open_history(str(history)) as loaded:
+            report = site.build_site(loaded, history)
     except BenchtrackError as error:
         out.print(f"dashboard: not built: {error}", markup=False)
         return
