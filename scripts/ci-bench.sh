@@ -8,8 +8,11 @@ cd "$(dirname "$0")/.." || exit 2
 
 pin=()
 [ -n "${BENCH_TASKSET:-}" ] && pin=(taskset -c "$BENCH_TASKSET")
+suites=()
+[ -n "${BENCH_SUITES:-}" ] && suites=(--suite "$BENCH_SUITES")  # default: every suite
 mkdir -p target/bench
-"${pin[@]}" uv run --frozen benchtrack bench-local --no-history --markdown > target/bench/summary.md
+"${pin[@]}" uv run --frozen benchtrack bench-local --no-history "${suites[@]}" --markdown \
+  > target/bench/summary.md
 rc=$?
 cat target/bench/summary.md
 [ -n "${GITHUB_STEP_SUMMARY:-}" ] && cat target/bench/summary.md >> "$GITHUB_STEP_SUMMARY"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI PR gate job: the PR head against its merge base with BASE_SHA, interleaved on this runner size
-# (pinned with taskset when BENCH_TASKSET is set). The verdict (gate.json, gate.md) and the PR
+# (pinned with taskset when BENCH_TASKSET is set; extra args go to `benchtrack gate`). The verdict (gate.json, gate.md) and the PR
 # number go to target/gate/comment/ for pr-comment.yml; the Markdown to the job summary.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -13,7 +13,8 @@ out=target/gate/comment
 rm -rf "$out" && mkdir -p "$out"
 pin=()
 [ -n "${BENCH_TASKSET:-}" ] && pin=(taskset -c "$BENCH_TASKSET")
-"${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out"
+[ "${1:-}" = "--" ] && shift  # extra gate flags, e.g. cargo make gate-ci -- --suite python
+"${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out" "$@"
 rc=$?
 [ -f "$out/gate.md" ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ] && cat "$out/gate.md" >> "$GITHUB_STEP_SUMMARY"
 # The PR number as the event gave it (pr-comment.yml still finds the PR from its own event).
