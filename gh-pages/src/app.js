@@ -783,9 +783,17 @@
     return null;
   }
 
+  function latestCommonCommit() {
+    // the newest commit measured on the most runner sizes (the newest commit may have only some)
+    const n = IDX.commits.runners || [];
+    let best = NCOMMITS - 1, most = -1;
+    for (let i = NCOMMITS - 1; i >= 0; i--) if ((n[i] ?? 0) > most) { most = n[i] ?? 0; best = i; }
+    return best;
+  }
+
   function renderScaling() {
     let ci = commitIndex(state.commit);
-    if (ci < 0) ci = NCOMMITS - 1;
+    if (ci < 0) ci = latestCommonCommit();
     const select = el('select', { id: 'scaling-commit', onchange: (e) => go({ commit: e.target.value }) });
     commitOptions(select, ci);
     const multi = RUNNERS.filter((r) => r.cpus != null).length;

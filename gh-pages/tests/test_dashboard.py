@@ -594,3 +594,28 @@ def test_change_markers_only_for_known_commits_and_bad_file_is_exit_2(tmp_path: 
     proc = run_site(str(history), "--out", str(tmp_path / "out3"))
     index = _load_js(tmp_path / "out3/dashboard/data/index.js", b"window.BENCHTRACK_INDEX=")
     assert proc.returncode == 0 and index["changes"] == []
+
+
+def test_scaling_defaults_to_the_newest_commit_every_runner_measured(
+    tmp_path: Path, page: Watched
+) -> None:
+    from benchtrack.history.format import dumps, parse
+
+    history = make_history(tmp_path / "h")
+    for key in ("local-2cpu", "local-4cpu"):  # the newest commit ran on 1 vCPU only, so far
+        path = history / "bench" / key / "data.js"
+        data = parse(path.read_bytes(), str(path)).data
+        for runs in data["entries"].values():
+            runs.pop()
+        path.write_bytes(dumps(data))
+    proc = run_site(str(history))
+    assert proc.returncode == 0, proc.stderr
+    open_page(page, (history / "index.html").as_uri() + "#view=scaling")
+    p = page.page
+    assert p.locator("#scaling-commit").input_value() == commit_id(LAST - 1)
+    p.wait_for_function(
+        "document.querySelectorAll('table.scaling td.value[data-value]').length > 0"
+    )
+    missing = p.locator("td.value", has_text="no result").count()
+    assert missing == 0
+    assert_clean(page)

@@ -259,7 +259,11 @@ def derive(history: SiteHistory, now_ms: int | None = None) -> SiteData:
         "author": [c["author"] for c in order],
         "t": [round(c["t"]) for c in order],
         "url": [c["url"] for c in order],
+        "runners": [0] * len(order),  # how many runner sizes measured each commit
     }
+    for runner in runners:
+        for c in {c.id for c in runner.commits}:
+            table["runners"][position[c]] += 1
     to_global = {
         r.key: np.array([position[c.id] for c in r.commits], dtype=np.int64) for r in runners
     }
