@@ -619,3 +619,25 @@ def test_scaling_defaults_to_the_newest_commit_every_runner_measured(
     missing = p.locator("td.value", has_text="no result").count()
     assert missing == 0
     assert_clean(page)
+
+
+def test_every_view_runs_under_the_pages_own_csp(built: Built, browser: object) -> None:
+    # no bypass here: a CSP violation is a console error
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = Watched(context.new_page())
+    p = page.page
+    for fragment, ready in (
+        ("view=overview", ".mini.drawn"),
+        ("view=bench&b=rust%2Fwalk%2Frayon", "#chart canvas"),
+        ("view=scaling", ".mini.scal.drawn"),
+        ("view=compare", "#compare-table tr[data-bench]"),
+    ):
+        p.goto(url_of(built, fragment))
+        p.wait_for_selector(ready)
+    p.goto(url_of(built, "view=bench&b=rust%2Fwalk%2Frayon"))
+    p.wait_for_selector("#chart canvas")
+    p.focus("#chart")
+    p.keyboard.press("End")
+    p.wait_for_selector("#tooltip:not([hidden])")
+    assert_clean(page)
+    context.close()
