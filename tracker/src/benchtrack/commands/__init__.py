@@ -27,6 +27,7 @@ COMMANDS: list[str] = [
     "gate",
     "evaluate",
     "record",
+    "gate_comment",
     "publish_plan",
     "publish_site",
 ]

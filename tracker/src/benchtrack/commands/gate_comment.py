@@ -1,0 +1,27 @@
+"""`benchtrack gate-comment`: the sticky PR comment from the gate runs' artifacts (untrusted)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from benchtrack import gate_comment
+from benchtrack.errors import EXIT_OK
+from benchtrack.fsutil import atomic_write
+
+NAME = "gate-comment"
+HELP = "Render the PR comment from gate artifacts (gate-<size>/gate.json), validating them as data"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--artifacts", type=Path, default=Path("target/gate/artifacts"))
+    parser.add_argument("--out", type=Path, default=Path("target/gate/comment.md"))
+    parser.add_argument("--run-url", default=os.environ.get("RUN_URL", ""))
+
+
+def run(args: argparse.Namespace) -> int:
+    body, sizes = gate_comment.comment(args.artifacts, args.run_url)
+    atomic_write(args.out, body)
+    print(f"gate-comment: {sizes} runner size(s) -> {args.out}")
+    return EXIT_OK

@@ -1,0 +1,201 @@
+"""The PR comment from the gate's artifacts: untrusted data, read as data.
+
+pr-comment.yml runs in the trusted context (a write token) on artifacts that a PR's code
+produced. So nothing of an artifact is executed or passed on as text: only each `gate.json` is
+read, size-limited; every field is checked against the shape the gate writes (names as result
+documents allow them, finite numbers, verdicts from the known set, refs and shas of safe
+characters, messages cut short and shown only inside code); the verdict is re-derived from the
+rows; and the Markdown is rendered here, by the default branch's renderer.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from benchtrack.errors import BadInput
+from benchtrack.gate import render
+from benchtrack.gate.outcome import SCHEMA, Outcome, Row
+from benchtrack.gate.rounds import SuiteFailure
+from benchtrack.result import (
+    DIRECTIONS,
+    ERROR_NAME_RE,
+    NAME_RE,
+    SMALLER_UNITS,
+    SUITE_RE,
+    THROUGHPUT_UNIT_RE,
+    slug,
+)
+from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
+
+MAX_BYTES = 2_000_000
+MAX_ROWS = 5_000
+REF_RE = re.compile(r"^[A-Za-z0-9._/@^~+-]{0,100}$")
+SHA_RE = re.compile(r"^[0-9a-f]{0,40}$")
+VERDICTS = {REGRESSED, IMPROVED, UNCHANGED, INCONCLUSIVE}
+
+
+def load(path: Path) -> Outcome:
+    """One runner size's gate.json as an Outcome, or BadInput naming what is off."""
+    if path.stat().st_size > MAX_BYTES:
+        raise BadInput(path, None, f"at most {MAX_BYTES} bytes")
+    try:
+        data = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as error:
+        raise BadInput(path, None, "JSON", str(error)) from None
+    check = _Checker(path)
+    check.that(isinstance(data, dict), "", "an object")
+    check.that(data.get("schema") == SCHEMA, "schema", SCHEMA)
+    rows = check.list(data, "benchmarks", MAX_ROWS)
+    outcome = Outcome(
+        rows=[check.row(r, f"benchmarks[{i}]") for i, r in enumerate(rows)],
+        only_base=[check.name(n, "only_base") for n in check.list(data, "only_base", MAX_ROWS)],
+        only_head=[check.name(n, "only_head") for n in check.list(data, "only_head", MAX_ROWS)],
+        failed=check.failed(data.get("failed", {})),
+        suite_failures=[
+            check.suite_failure(f, f"suite_failures[{i}]")
+            for i, f in enumerate(check.list(data, "suite_failures", 20))
+        ],
+        alpha=check.fraction(data.get("alpha"), "alpha"),
+        looks=[],
+        meta=check.meta(data),
+    )
+    return outcome
+
+
+def comment(artifacts: Path, run_url: str = "") -> tuple[str, int]:
+    """The sticky comment for every runner size's verdict under `artifacts`, and how many."""
+    found = sorted(artifacts.glob("gate-*/gate.json"))
+    sections = [render.COMMENT_MARKER, "## benchtrack: performance gate", ""]
+    if not found:
+        sections.append("No runner size produced a verdict (see the gate run's logs).")
+    for path in found:
+        key = slug(path.parent.name.removeprefix("gate-"))
+        body = render.markdown(load(path)).replace(render.COMMENT_MARKER, "").strip()
+        sections += [f"<details open><summary>runner size <code>{key}</code></summary>", ""]
+        sections += [body, "", "</details>", ""]
+    if run_url.startswith("https://"):
+        sections.append(f"[The gate run]({_safe_url(run_url)})")
+    return "\n".join(sections) + "\n", len(found)
+
+
+def _safe_url(url: str) -> str:
+    return re.sub(r"[^A-Za-z0-9:/._~%?=&#-]", "", url)
+
+
+class _Checker:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def that(self, ok: bool, field: str, expected: str, got: object = None) -> None:
+        if not ok:
+            raise BadInput(self.path, field or None, expected, got)
+
+    def list(self, data: dict[str, Any], field: str, limit: int) -> list[Any]:
+        value = data.get(field, [])
+        self.that(isinstance(value, list) and len(value) <= limit, field, f"a list (≤ {limit})")
+        return value
+
+    def text(self, value: object, field: str, pattern: re.Pattern[str]) -> str:
+        ok = isinstance(value, str) and pattern.fullmatch(value) is not None
+        self.that(ok, field, f"text matching {pattern.pattern}", value)
+        return value  # type: ignore[return-value]
+
+    def name(self, value: object, field: str) -> str:
+        return self.text(value, field, NAME_RE)
+
+    def number(self, value: object, field: str) -> float:
+        if value is None:  # the gate writes a non-finite number as null
+            return math.nan
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        self.that(ok and math.isfinite(value), field, "a finite number or null", value)
+        return float(value)  # type: ignore[arg-type]
+
+    def fraction(self, value: object, field: str) -> float:
+        number = self.number(value, field)
+        self.that(0 < number < 1, field, "a fraction between 0 and 1", value)
+        return number
+
+    def row(self, r: object, field: str) -> Row:
+        self.that(isinstance(r, dict), field, "an object")
+        assert isinstance(r, dict)
+        unit = r.get("unit")
+        direction = r.get("direction")
+        self.that(direction in DIRECTIONS, f"{field}.direction", f"one of {DIRECTIONS}", direction)
+        unit_ok = isinstance(unit, str) and (
+            THROUGHPUT_UNIT_RE.fullmatch(unit) is not None
+            or (direction == "smaller" and unit in SMALLER_UNITS)
+        )
+        self.that(unit_ok, f"{field}.unit", "a throughput unit or a smaller-is-better unit", unit)
+        self.that(r.get("verdict") in VERDICTS, f"{field}.verdict", "a known verdict")
+        rounds = r.get("rounds")
+        ok = isinstance(rounds, int) and not isinstance(rounds, bool) and 0 <= rounds <= 10_000
+        self.that(ok, f"{field}.rounds", "a round count", rounds)
+        return Row(
+            name=self.name(r.get("name"), f"{field}.name"),
+            suite=self.text(r.get("suite"), f"{field}.suite", SUITE_RE),
+            unit=unit,  # type: ignore[arg-type]
+            direction=direction,  # type: ignore[arg-type]
+            **{k: self.number(r.get(k), f"{field}.{k}") for k in ("base", "head", "change")},
+            **{k: self.number(r.get(k), f"{field}.{k}") for k in ("lo", "hi")},
+            verdict=r["verdict"],
+            threshold=self.fraction(r.get("threshold"), f"{field}.threshold"),
+            rounds=rounds,  # type: ignore[arg-type]
+        )
+
+    def failed(self, value: object) -> dict[str, dict[str, str]]:
+        self.that(isinstance(value, dict), "failed", "an object")
+        assert isinstance(value, dict)
+        out: dict[str, dict[str, str]] = {}
+        for side in ("base", "head"):
+            entries = value.get(side, {})
+            self.that(isinstance(entries, dict), f"failed.{side}", "an object")
+            out[side] = {
+                self.text(n, f"failed.{side}", ERROR_NAME_RE): _message(m)
+                for n, m in list(entries.items())[:50]
+            }
+        return out
+
+    def suite_failure(self, f: object, field: str) -> SuiteFailure:
+        self.that(isinstance(f, dict), field, "an object")
+        assert isinstance(f, dict)
+        self.that(f.get("side") in ("base", "head"), f"{field}.side", "base or head")
+        self.that(f.get("what") in ("build", "run"), f"{field}.what", "build or run")
+        return SuiteFailure(
+            side=f["side"],
+            suite=self.text(f.get("suite"), f"{field}.suite", SUITE_RE),
+            what=f["what"],
+            tail=_message(f.get("tail"), 4000),
+            log=Path("log"),  # a path on the PR's runner means nothing here
+        )
+
+    def meta(self, data: dict[str, Any]) -> dict[str, Any]:
+        meta: dict[str, Any] = {}
+        for side in ("base", "head"):
+            ref = data.get(side, {})
+            self.that(isinstance(ref, dict), side, "an object")
+            meta[side] = {
+                "ref": self.text(ref.get("ref", ""), f"{side}.ref", REF_RE),
+                "sha": self.text(ref.get("sha", ""), f"{side}.sha", SHA_RE),
+            }
+        for key in ("rounds", "n_looks"):
+            value = data.get(key, 0)
+            if key == "rounds" and isinstance(value, dict):  # the saved rounds themselves
+                orders = value.get("orders")
+                value = len(orders) if isinstance(orders, list) else -1
+            ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10_000
+            self.that(ok, key, "a count", value)
+            meta[key] = value
+        meta["seconds"] = self.number(data.get("seconds", 0), "seconds")
+        meta["threshold"] = self.fraction(data.get("threshold", 0.05), "threshold")
+        return meta
+
+
+def _message(value: object, limit: int = 200) -> str:
+    """A failure message for a code block: text only, cut short, no fence of its own."""
+    text = value if isinstance(value, str) else ""
+    return text[:limit].replace("`", "'")
