@@ -9,7 +9,8 @@ from the history, written beside `bench/`:
     OUT/dashboard/vendor/uPlot.*        the chart library, copied from node_modules
     OUT/dashboard/data/index.js         window.BENCHTRACK_INDEX: runners, commits (deduplicated
                                         across runners), suites/groups/benchmarks, latest values,
-                                        change markers (from bench/changes.json when present)
+                                        change points for the markers and the Regressions list
+                                        (from bench/changes.json when present)
     OUT/dashboard/data/g/<group>.js     one per suite/group, loaded lazily when the group scrolls
                                         into view: per benchmark and runner, delta-coded commit
                                         indices, values (6 significant digits) and range half-widths
@@ -18,6 +19,9 @@ from the history, written beside `bench/`:
 
 Data files are JavaScript (`window.X = {...}`) because a page opened from file:// cannot fetch()
 JSON in Chromium, but it can load a <script>. A `data.js` is never rewritten.
+
+Every file is a function of the history alone (no wall-clock stamp): rebuilding an unchanged
+history writes the same bytes, so the publish job has nothing to commit.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import math
 import os
 import re
 import shutil
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -72,6 +75,7 @@ class SiteHistory:
     root: Path | None  # the history directory on disk (None for a history that is not)
     changes: list[dict[str, Any]] = field(default_factory=list)
     changes_source: Path | None = None
+    changes_generated: str | None = None  # changes.json's `generated`: when detect last wrote it
 
     def data_js(self, key: str) -> Path | None:
         path = self.root / "bench" / key / "data.js" if self.root else None
@@ -88,36 +92,48 @@ def open_history(spec: str) -> Iterator[SiteHistory]:
     from benchtrack import history as history_mod
 
     store = history_mod.open_store(spec)
-    checkout = getattr(store, "_checkout", None)
-    if spec.startswith("git:") and callable(checkout):
-        with checkout() as (work, exists):
-            if not exists:
+    if isinstance(store, history_mod.GitStore):
+        with store.checkout() as work:
+            if work is None:
                 raise BadInput(spec, None, "an existing branch with bench/<runner-key>/data.js")
-            yield _site_history(history_mod.open_store(str(work)).read(), Path(work), spec)
+            yield _site_history(history_mod.open_store(str(work)).read(), work, spec)
         return
-    root = None if spec.startswith("git:") else Path(spec)
-    yield _site_history(store.read(), root, spec)
+    yield _site_history(store.read(), Path(spec), spec)
 
 
 def _site_history(model: Any, root: Path | None, spec: str) -> SiteHistory:
     if not model.runners:
         where = root / "bench" if root else spec
         raise BadInput(where, None, "at least one bench/<runner-key>/data.js")
-    changes, source = _read_changes(root) if root else ([], None)
-    return SiteHistory(model=model, root=root, changes=changes, changes_source=source)
+    changes, source, generated = _read_changes(root) if root else ([], None, None)
+    return SiteHistory(
+        model=model,
+        root=root,
+        changes=changes,
+        changes_source=source,
+        changes_generated=generated,
+    )
 
 
-def _read_changes(root: Path) -> tuple[list[dict[str, Any]], Path | None]:
+def _finite(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return value if ok else None
+
+
+def _read_changes(root: Path) -> tuple[list[dict[str, Any]], Path | None, str | None]:
     """Change points flagged by `detect` (bench/changes.json, schema benchtrack.changes/1): a list
-    of {series, runner, commit, change, direction[, regression]}; none when the file is absent."""
+    of {series, runner, commit, change, direction, regression, before, after, first_seen} (only
+    series, runner and commit are required), the file, and its `generated` time; no changes when
+    the file is absent."""
     path = root / "bench" / "changes.json"
     if not path.is_file():
-        return [], None
+        return [], None, None
     try:
         doc = orjson.loads(path.read_bytes())
     except orjson.JSONDecodeError as error:
         raise BadInput(path, None, "valid JSON", str(error)) from None
     items = doc.get("changes", []) if isinstance(doc, dict) else doc
+    generated = doc.get("generated") if isinstance(doc, dict) else None
     if not isinstance(items, list):
         raise BadInput(path, "changes", "a list of change points", type(items).__name__)
     out = []
@@ -128,21 +144,22 @@ def _read_changes(root: Path) -> tuple[list[dict[str, Any]], Path | None]:
             raise BadInput(
                 path, f"changes[{i}]", "an object with series, runner and commit strings"
             )
-        change = item.get("change")
         regression = item.get("regression")
+        first_seen = item.get("first_seen")
         out.append(
             {
                 "series": item["series"],
                 "runner": item["runner"],
                 "commit": item["commit"],
-                "change": change
-                if isinstance(change, (int, float)) and math.isfinite(change)
-                else None,
+                "change": _finite(item.get("change")),
                 "direction": str(item.get("direction") or ""),
                 "regression": regression if isinstance(regression, bool) else None,
+                "before": _finite(item.get("before")),
+                "after": _finite(item.get("after")),
+                "first_seen": first_seen if isinstance(first_seen, str) else None,
             }
         )
-    return out, path
+    return out, path, generated if isinstance(generated, str) else None
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,7 +243,35 @@ class SiteData:
     groups: dict[str, tuple[str, str]]  # file name -> (group key, JSON text of its series)
 
 
-def derive(history: SiteHistory, now_ms: int | None = None) -> SiteData:
+def _index_changes(history: SiteHistory, position: dict[str, int], benches: Any) -> list[dict]:
+    """The change points the dashboard draws and lists: those whose commit and benchmark are in
+    the history, newest commit first (then series, runner), each with its commit's index `i` and
+    `new`: first reported by the latest publish, i.e. its first_seen is the `generated` time of
+    the changes.json that `detect --write` last wrote (without one: the newest first_seen)."""
+    known = [c for c in history.changes if c["commit"] in position and c["series"] in benches]
+    latest = history.changes_generated or max(
+        (c["first_seen"] for c in known if c["first_seen"]), default=None
+    )
+    out = []
+    for c in sorted(known, key=lambda c: (-position[c["commit"]], c["series"], c["runner"])):
+        out.append(
+            {
+                "series": c["series"],
+                "runner": c["runner"],
+                "commit": c["commit"],
+                "i": position[c["commit"]],
+                "change": c["change"],
+                "direction": c["direction"],
+                "regression": c["regression"],
+                "before": quantise(c["before"], 4) if c["before"] is not None else None,
+                "after": quantise(c["after"], 4) if c["after"] is not None else None,
+                "new": latest is not None and c["first_seen"] == latest,
+            }
+        )
+    return out
+
+
+def derive(history: SiteHistory) -> SiteData:
     """The index and per-group payloads the dashboard reads, from the parsed history."""
     runners = sorted(
         history.model.runners.values(),
@@ -348,17 +393,12 @@ def derive(history: SiteHistory, now_ms: int | None = None) -> SiteData:
             payloads[entry["ofile"]] = (f"{suite}/{group}#o", "{" + ",".join(chunks_o) + "}")
         suites.setdefault(suite, []).append(entry)
 
-    changes = [
-        {**c, "i": position[c["commit"]]}
-        for c in history.changes
-        if c["commit"] in position and c["series"] in metas
-    ]
+    changes = _index_changes(history, position, metas)
     repo_url = next(
         (_repo_from_commit_url(c["url"]) for c in reversed(order) if "/commit/" in c["url"]), ""
     )
     index = {
         "schema": SCHEMA,
-        "generated": now_ms if now_ms is not None else int(time.time() * 1000),
         "lastUpdate": last_update,
         "repoUrl": repo_url,
         "runners": [
@@ -375,6 +415,8 @@ def derive(history: SiteHistory, now_ms: int | None = None) -> SiteData:
         "commits": table,
         "suites": [{"name": s, "groups": g} for s, g in suites.items()],
         "changes": changes,
+        # null: the history has no bench/changes.json; else when detect last wrote it (or null)
+        "detect": {"generated": history.changes_generated} if history.changes_source else None,
         "benchmarks": len(metas),
     }
     return SiteData(index=index, groups=payloads)

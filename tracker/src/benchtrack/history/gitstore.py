@@ -71,6 +71,14 @@ class GitStore:
         return self._remote_has_branch(Path.cwd())
 
     @contextmanager
+    def checkout(self) -> Iterator[Path | None]:
+        """A read-only working copy of the branch tip (a temporary directory, removed when the
+        context ends), for reading the files beside the history (the site copies each data.js and
+        bench/changes.json from it); None when the remote has no such branch."""
+        with self._checkout() as (work, exists):
+            yield work if exists else None
+
+    @contextmanager
     def _checkout(self) -> Iterator[tuple[Path, bool]]:
         with _tempdir() as work:
             _git(work, "init", "-q")

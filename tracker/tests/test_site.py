@@ -1,0 +1,105 @@
+"""`benchtrack site` without a browser: builds are a function of the history (byte-identical when
+rebuilt), and a git history is read through the git store's public checkout()."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import orjson
+import pytest
+
+from benchtrack import cli, synthetic
+from benchtrack.history import GitStore, open_store
+from benchtrack.site import default_source
+
+pytestmark = pytest.mark.skipif(
+    not (default_source() / "node_modules/uplot/dist/uPlot.iife.min.js").is_file(),
+    reason="the chart library is not installed (cargo make dashboard-deps)",
+)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def _history(root: Path) -> Path:
+    synthetic.history(root, commits=30, benches=6, runners=(1, 2))
+    runner = next(iter(open_store(str(root)).read().runners.values()))
+    change = {
+        "series": next(iter(runner.series)),
+        "runner": runner.key,
+        "commit": runner.commits[20].id,
+        "change": -0.2,
+        "direction": "bigger",
+        "regression": True,
+        "first_seen": "2026-11-21T10:00:00Z",
+    }
+    doc = {"schema": "benchtrack.changes/1", "generated": "2026-11-21T10:00:00Z"}
+    (root / "bench" / "changes.json").write_bytes(orjson.dumps({**doc, "changes": [change]}))
+    return root
+
+
+def _index(site: Path) -> dict:
+    text = (site / "dashboard/data/index.js").read_bytes()
+    return orjson.loads(text.removeprefix(b"window.BENCHTRACK_INDEX=").rstrip().rstrip(b";"))
+
+
+def test_rebuilding_an_unchanged_history_writes_the_same_bytes(tmp_path: Path) -> None:
+    history = _history(tmp_path / "h")
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert cli.main(["site", str(history), "--out", str(a)]) == 0
+    first = _tree(a)
+    assert cli.main(["site", str(history), "--out", str(a)]) == 0  # again, in place
+    assert cli.main(["site", str(history), "--out", str(b)]) == 0  # and somewhere else
+    assert "dashboard/data/index.js" in first and "bench/changes.json" in first
+    assert _tree(a) == first
+    assert _tree(b) == first
+    # the index carries no wall-clock stamp, only what the history says
+    index = _index(a)
+    assert "generated" not in index
+    assert index["lastUpdate"] > 0
+    # built into the history itself, twice: the same bytes too (and data.js untouched)
+    before = _tree(history)
+    assert cli.main(["site", str(history)]) == 0
+    once = _tree(history)
+    assert cli.main(["site", str(history)]) == 0
+    assert _tree(history) == once
+    assert {k: v for k, v in once.items() if k in before} == before
+
+
+def _git_history(tmp_path: Path) -> Path:
+    repo = _history(tmp_path / "remote")
+    git = ["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q", "-b", "gh-pages"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "history"], check=True)
+    return repo
+
+
+def test_git_store_checkout_is_public_and_temporary(tmp_path: Path) -> None:
+    repo = _git_history(tmp_path)
+    store = GitStore(repo.as_uri(), "gh-pages")
+    with store.checkout() as work:
+        assert work is not None
+        assert (work / "bench/changes.json").read_bytes() == (
+            repo / "bench/changes.json"
+        ).read_bytes()
+        keys = sorted(p.parent.name for p in work.glob("bench/*/data.js"))
+        assert keys == sorted(store.read().runners)
+    assert not work.exists()  # removed when the context ends
+    with GitStore(repo.as_uri(), "no-such-branch").checkout() as missing:
+        assert missing is None
+
+
+def test_site_of_a_git_history_equals_the_site_of_its_directory(tmp_path: Path) -> None:
+    repo = _git_history(tmp_path)
+    from_git, from_dir = tmp_path / "g", tmp_path / "d"
+    assert cli.main(["site", f"git:{repo.as_uri()}#gh-pages", "--out", str(from_git)]) == 0
+    assert cli.main(["site", str(repo), "--out", str(from_dir)]) == 0
+    assert _tree(from_git) == _tree(from_dir)
+    index = _index(from_git)
+    assert index["detect"] == {"generated": "2026-11-21T10:00:00Z"}
+    assert [(c["i"], c["new"]) for c in index["changes"]] == [(20, True)]
