@@ -67,8 +67,18 @@ def method_line(o: Outcome) -> str:
     )
 
 
+def counts(o: Outcome) -> str:
+    n = {k: sum(r.verdict == k for r in o.rows) for k in (REGRESSED, IMPROVED, UNCHANGED)}
+    inc = sum(r.verdict == INCONCLUSIVE for r in o.rows)
+    text = " · ".join(f"{v} {k}" for k, v in n.items())
+    if inc:
+        text += f" · {inc} inconclusive (interval still reaches past ±threshold: too noisy to tell)"
+    return text
+
+
 def markdown(o: Outcome) -> str:
     lines = [COMMENT_MARKER, f"### benchtrack gate: {headline(o)}", "", method_line(o), ""]
+    lines += [f"Verdicts: {counts(o)}.", ""]
     for f in o.suite_failures:
         lines += [
             f"**{f.suite}** failed to {f.what} on the {f.side} side; last lines:",
@@ -145,6 +155,7 @@ def terminal(o: Outcome, console: Console) -> None:
         )
     console.print(table)
     console.print(method_line(o), highlight=False)
+    console.print(f"verdicts: {counts(o)}", highlight=False)
     for n in o.only_base:
         console.print(f"only in base (not compared): {n}", highlight=False)
     for n in o.only_head:
