@@ -196,3 +196,14 @@ def test_first_run_has_only_new_benchmarks():
 
 def test_runner_key_is_the_comparison_key():
     assert Runner("ubuntu-latest", 4, "", "", "").key == base_doc().runner.key
+
+
+@pytest.mark.parametrize("sizes", [(10, 10), (5, 7), (30, 1), (200, 9)])
+def test_fast_bootstrap_equals_the_plain_definition_bit_for_bit(sizes):
+    """stats resamples via cached draw counts; the numbers must be np.median's of x[idx]."""
+    rng = np.random.default_rng(sizes[0])
+    head, base = (np.round(rng.lognormal(0, 0.3, n) * 50) for n in sizes)  # ties included
+    plain = stats._rng()
+    expected = [stats._bootstrap_medians(x, plain, 2000) for x in (head, base)]
+    got = stats._resampled_medians((head, base), 2000)
+    assert all(np.array_equal(g, e) for g, e in zip(got, expected, strict=True))

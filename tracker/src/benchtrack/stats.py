@@ -18,6 +18,7 @@ flips on rerun with identical data would be worse than useless).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,8 +37,54 @@ def _rng() -> np.random.Generator:
 
 
 def _bootstrap_medians(x: np.ndarray, rng: np.random.Generator, resamples: int) -> np.ndarray:
+    """The plain definition (and the fallback for non-finite samples): median of each resample."""
     idx = rng.integers(0, len(x), size=(resamples, len(x)))
     return np.median(x[idx], axis=1)
+
+
+@functools.lru_cache(maxsize=64)
+def _draw_counts(sizes: tuple[int, ...], resamples: int) -> tuple[np.ndarray, ...]:
+    """For each sample size drawn in turn from a fresh `_rng()` (as `_bootstrap_medians` draws
+    them): how often each resample picks each sample, a (resamples, n) matrix of small ints.
+
+    Every call starts from the same seed, so the draws depend only on the sizes: drawn once and
+    reused for every benchmark of those sizes.
+    """
+    rng = _rng()
+    out = []
+    for n in sizes:
+        idx = rng.integers(0, n, size=(resamples, n))
+        counts = np.zeros((resamples, n), dtype=_count_dtype(n))
+        np.add.at(counts, (np.arange(resamples)[:, None], idx), 1)
+        counts.flags.writeable = False
+        out.append(counts)
+    return tuple(out)
+
+
+def _count_dtype(n: int) -> type:
+    return np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int32
+
+
+def _resampled_medians(samples: tuple[np.ndarray, ...], resamples: int) -> list[np.ndarray]:
+    """`_bootstrap_medians` of each of `samples` drawn in turn from one fresh `_rng()`: the same
+    numbers, without building and partitioning a (resamples, n) matrix of values per benchmark.
+
+    With `s` the sorted samples and a resample's counts taken in that order, its k-th smallest
+    value is `s[j]` for the first j whose running count exceeds k; np.median averages the two
+    middle order statistics (one for odd n), and so does this, bit for bit.
+    """
+    if not all(len(x) and np.isfinite(x).all() for x in samples):  # NaN: median's own rules
+        rng = _rng()
+        return [_bootstrap_medians(x, rng, resamples) for x in samples]
+    out = []
+    for x, counts in zip(samples, _draw_counts(tuple(map(len, samples)), resamples), strict=True):
+        n = len(x)
+        order = np.argsort(x, kind="stable")
+        s = x[order]
+        running = np.cumsum(counts[:, order], axis=1, dtype=counts.dtype)
+        lo = s[np.count_nonzero(running <= (n - 1) // 2, axis=1)]
+        out.append(lo if n % 2 else (lo + s[np.count_nonzero(running <= n // 2, axis=1)]) / 2)
+    return out
 
 
 def median_ci(
@@ -46,7 +93,7 @@ def median_ci(
     """The median of `samples` and a percentile-bootstrap interval of it (which contains it)."""
     x = np.asarray(samples, dtype=float)
     med = float(np.median(x))
-    boot = _bootstrap_medians(x, _rng(), resamples)
+    (boot,) = _resampled_medians((x,), resamples)
     alpha = (1 - confidence) / 2
     lo, hi = np.quantile(boot, [alpha, 1 - alpha])
     return med, (min(float(lo), med), max(float(hi), med))
@@ -91,8 +138,8 @@ def compare_samples(
         raise ValueError("threshold must be >= 0")
     b = np.asarray(base, dtype=float)
     h = np.asarray(head, dtype=float)
-    rng = _rng()
-    ratios = _bootstrap_medians(h, rng, resamples) / _bootstrap_medians(b, rng, resamples)
+    boot_h, boot_b = _resampled_medians((h, b), resamples)
+    ratios = boot_h / boot_b
     alpha = (1 - confidence) / 2
     lo, hi = (float(q) for q in np.quantile(ratios, [alpha, 1 - alpha]))
     ratio = float(np.median(h) / np.median(b))
