@@ -122,3 +122,13 @@ def test_json_report(repo, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["suites"][0]["suite"] == "perl"
     assert {b["verdict"] for b in report["suites"][0]["benchmarks"]} == {"new"}
+
+
+def test_ci_runner_label_and_cpus_come_from_the_environment(repo, monkeypatch):
+    # bench-ci passes the runner size this way; results labelled `local` would not publish.
+    monkeypatch.setenv("BENCHTRACK_RUNNER_LABEL", "ubuntu-latest")
+    monkeypatch.setenv("BENCHTRACK_RUNNER_CPUS", "4")
+    assert bench_local("--suite", "perl", "--no-history") == 0
+    doc = ResultDocument.load(repo / "target/bench/results/perl.json")
+    assert doc.runner.key == "ubuntu-latest-4cpu"
+    assert not (repo / ".bench/history").exists()

@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         )
     runs: list[SuiteRun] = []
     for cpus in cpu_counts:
-        runner = detect_runner(args.runner_label or "local", cpus or label_cpus)
+        runner = detect_runner(args.runner_label, cpus or label_cpus)
         for suite in suites:
             results = RESULTS / (f"{runner.key}/" if len(cpu_counts) > 1 else "") / f"{suite}.json"
             doc = _measure(suite, runner, cpus, git.commit, args, out)
