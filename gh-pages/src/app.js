@@ -2,7 +2,7 @@
  *
  * Data: window.BENCHTRACK_INDEX (dashboard/data/index.js, written by `benchtrack site`) holds the
  * runners, the commits (deduplicated across runners), the benchmarks with their latest values and
- * the change markers. Each suite/group's series live in dashboard/data/g/<file>.js and are loaded
+ * the change points (markers and the Regressions list). Each suite/group's series live in dashboard/data/g/<file>.js and are loaded
  * with a <script> tag (fetch() of JSON is blocked on file://) when the group first comes into view.
  *
  * Every string from the data is put in the page with textContent / text nodes, never as HTML.
@@ -57,6 +57,12 @@
   function pct(x) {
     if (x == null || !isFinite(x)) return '—';
     const s = (Math.abs(x) * 100).toFixed(Math.abs(x) < 0.1 ? 1 : 0);
+    return (Number(s) === 0 ? '±' : x > 0 ? '+' : '−') + s + ' %';
+  }
+  function pct1(x) {
+    // one decimal always (the Regressions list: −19.7 %, not −20 %)
+    if (x == null || !isFinite(x)) return '—';
+    const s = (Math.abs(x) * 100).toFixed(1);
     return (Number(s) === 0 ? '±' : x > 0 ? '+' : '−') + s + ' %';
   }
   function dateText(t) {
@@ -163,11 +169,13 @@
   // State <-> URL (the permalink): view, benchmark, runners, x range, toggles, commits, search
 
   const state = {};
+  const VIEWS = ['overview', 'bench', 'scaling', 'compare', 'regressions'];
+  const SHOW = ['regressions', 'improvements', 'all'];   // what the Regressions list shows
   function readHash() {
     const p = new URLSearchParams(location.hash.replace(/^#/, ''));
     const runners = p.get('r');
     Object.assign(state, {
-      view: ['overview', 'bench', 'scaling', 'compare'].includes(p.get('view')) ? p.get('view') : 'overview',
+      view: VIEWS.includes(p.get('view')) ? p.get('view') : 'overview',
       bench: p.get('b') || '',
       runners: runners ? runners.split(',').filter((k) => RUNNER_BY_KEY.has(k)) : RUNNERS.map((r) => r.key),
       from: p.has('from') ? Number(p.get('from')) : null,
@@ -178,6 +186,7 @@
       commit: p.get('c') || '',
       base: p.get('base') || '',
       head: p.get('head') || '',
+      show: SHOW.includes(p.get('show')) ? p.get('show') : SHOW[0],
     });
     if (state.view === 'bench' && !BENCH.has(state.bench)) state.view = 'overview';
   }
@@ -193,6 +202,7 @@
     if (s.view === 'scaling' && s.commit) p.set('c', s.commit);
     if (s.view === 'compare' && s.base) p.set('base', s.base);
     if (s.view === 'compare' && s.head) p.set('head', s.head);
+    if (s.view === 'regressions' && s.show !== SHOW[0]) p.set('show', s.show);
     if (s.q && s.view !== 'bench') p.set('q', s.q);
     return '#' + p.toString();
   }
@@ -337,15 +347,21 @@
     return out;
   }
   function isRegression(c, bench) {
+    // detect's own verdict when it gave one; else a fall of a bigger-is-better metric or a rise of
+    // a smaller-is-better one (the metric's direction from the change, else from the benchmark)
+    if (typeof c.regression === 'boolean') return c.regression;
     const d = (c.direction || '').toLowerCase();
     if (/regress|worse|slower/.test(d)) return true;
     if (/improv|better|faster/.test(d)) return false;
     if (c.change == null) return false;
-    return bench.dir === 'smaller' ? c.change > 0 : c.change < 0;
+    const dir = d === 'smaller' || d === 'bigger' ? d : bench.dir;
+    return dir === 'smaller' ? c.change > 0 : c.change < 0;
   }
   function drawMarkers(u, sd, bench, big) {
+    // where it drew goes to the chart host's data-markers (CSS pixels of the canvas), for tests
     const ctx = u.ctx;
     const size = (big ? 7 : 4.5) * devicePixelRatio;
+    const drawn = [];
     for (const { c, s, j } of changeMarkers(bench.name, sd)) {
       if (!u.series[s + 1].show) continue;
       const x = u.valToPos(sd.xs[j], 'x', true), y = u.valToPos(sd.ys[s][j], 'y', true);
@@ -360,12 +376,15 @@
       // a drop: ▼ above the point, pointing at it; a rise: ▲ below it
       const gap = size * 0.6, h = size * 1.7;
       const tip = up ? y + gap : y - gap, base = up ? y + gap + h : y - gap - h;
+      // the triangle's centre, in CSS pixels of the canvas
+      drawn.push({ runner: c.runner, commit: c.commit, bad, x: x / devicePixelRatio, y: (tip + base) / 2 / devicePixelRatio });
       ctx.moveTo(x, tip);
       ctx.lineTo(x - size, base);
       ctx.lineTo(x + size, base);
       ctx.closePath(); ctx.stroke(); ctx.fill();
       ctx.restore();
     }
+    u.root.parentElement.dataset.markers = JSON.stringify(drawn);
   }
 
   function axisValues(norm) {
@@ -535,7 +554,13 @@
     const summary = el('p', { class: 'summary', id: 'summary', text: `${shown} of ${BENCHES.length} benchmarks` + (state.q ? ` match “${state.q}”` : '') + ` · ${NCOMMITS} commits · drag on a chart to zoom, click a card for details` });
     const rel = el('label', { class: 'rel' }, el('input', { type: 'checkbox', id: 'norm-overview', checked: state.norm,
       onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Relative: each line divided by its first point');
-    main.replaceChildren(el('div', { class: 'bar' }, summary, rel), frag);
+    const counts = changeCounts(changeRows());
+    const flagged = counts.regressions ? el('p', { class: 'flagged', id: 'flagged' },
+      el('span', { class: 'flag-icon', 'aria-hidden': 'true', text: '▼' }),
+      `${counts.regressions} ${counts.regressions === 1 ? 'regression' : 'regressions'} flagged by change-point detection`,
+      counts.fresh ? el('span', { class: 'badge', text: counts.fresh + ' new' }) : null,
+      el('a', { href: hashFor({ view: 'regressions', from: null, to: null }), text: 'See the list' })) : null;
+    main.replaceChildren(el('div', { class: 'bar' }, summary, rel), ...(flagged ? [flagged] : []), frag);
     if (!shown) main.append(el('p', { class: 'notice', text: 'No benchmark matches the filter.' }));
     observe(hosts, miniChart);
   }
@@ -945,6 +970,94 @@
   }
 
   // ------------------------------------------------------------------------------------------
+  // Regressions: the change points `benchtrack detect` published (bench/changes.json), newest
+  // first. A regression is a loss: a fall of a bigger-is-better metric, a rise of a smaller-is-
+  // better one. Improvements are listed under their own filter. "new" marks the changes the
+  // latest publish reported for the first time (their first_seen is that changes.json's time).
+
+  function changeRows() {
+    // every change point of a known benchmark, with its verdict; the index is newest first
+    return ((IDX && IDX.changes) || []).filter((c) => BENCH.has(c.series)).map((c) => ({ c, b: BENCH.get(c.series), bad: isRegression(c, BENCH.get(c.series)) }));
+  }
+  function changeCounts(rows) {
+    const bad = rows.filter((r) => r.bad);
+    return { regressions: bad.length, improvements: rows.length - bad.length, all: rows.length, fresh: bad.filter((r) => r.c.new).length };
+  }
+  const SHOW_LABEL = { regressions: 'Regressions', improvements: 'Improvements', all: 'All' };
+  const SHOW_NOUN = { regressions: ['regression', 'regressions'], improvements: ['improvement', 'improvements'], all: ['change point', 'change points'] };
+  const noun = (kind, n) => n + ' ' + SHOW_NOUN[kind][n === 1 ? 0 : 1];
+
+  function windowAround(i, w) {
+    // the x range of the benchmark view that puts commit i in the middle of ±w commits
+    const a = Math.max(0, i - w), b = Math.min(NCOMMITS - 1, i + w);
+    return a === 0 && b === NCOMMITS - 1 ? { from: null, to: null } : { from: T[a], to: T[b] };
+  }
+
+  function runnerSize(k) {
+    // "2 vCPU" when every runner shares one label, else the key with its vCPUs
+    const r = RUNNER_BY_KEY.get(k);
+    if (!r) return k;
+    const labels = new Set(RUNNERS.map((x) => x.label));
+    if (r.cpus == null) return k;
+    return labels.size === 1 ? runnerName(k) : `${k} (${r.cpus} vCPU)`;
+  }
+
+  function renderRegressions() {
+    const all = changeRows();
+    const rows = all.filter((r) => state.runners.includes(r.c.runner) && matches(r.b, state.q));
+    const counts = changeCounts(rows);
+    const shown = rows.filter((r) => state.show === 'all' || (state.show === 'regressions') === r.bad);
+    const filters = el('fieldset', { class: 'show', id: 'show' }, el('legend', { class: 'sr-only', text: 'Show' }),
+      ...SHOW.map((k) => el('label', { class: 'seg' },
+        el('input', { type: 'radio', name: 'show', value: k, checked: state.show === k, onchange: () => { state.show = k; saveState(); render(); } }),
+        el('span', null, SHOW_LABEL[k] + ' ', el('span', { class: 'n', text: counts[k] })))));
+    const gen = IDX.detect && IDX.detect.generated;
+    const when = gen && !isNaN(Date.parse(gen)) ? dateText(Date.parse(gen) / 1000) : '';
+    const intro = el('div', { class: 'bench-head' },
+      el('h2', { text: 'Regressions' }),
+      el('p', { class: 'unit' }, 'Steps in the history found by change-point detection (one benchmark on one runner size; sizes are never compared). ',
+        'A regression is a loss: lower throughput, or a rise of a lower-is-better metric. ',
+        el('span', { class: 'badge', text: 'new' }), ' = first reported by the latest publish' + (when ? ` (${when})` : '') + '.'),
+      filters);
+    const hidden = all.length - rows.length;
+    const note = hidden ? ` · ${hidden} hidden by the runner or name filter` : '';
+    if (!all.length || !shown.length) {
+      const text = !IDX.detect
+        ? 'No change points yet: this history has no bench/changes.json. `benchtrack detect HISTORY --write` writes it (the publish job runs it on every merge).'
+        : !all.length ? 'No change points in the history: every series is level.'
+          : `No ${SHOW_NOUN[state.show][1]} for the selected runner sizes and filter` + note + '.';
+      main.replaceChildren(intro, el('p', { class: 'notice', id: 'changes-empty', text }));
+      return;
+    }
+    const head = ['Benchmark', 'Runner', 'Commit', 'Change', 'Level before → after'];
+    const table = el('table', { class: 'changes', id: 'changes-table' },
+      el('caption', { text: `${noun(state.show, shown.length)}, newest commit first` + note }),
+      el('thead', null, el('tr', null, ...head.map((h) => el('th', { scope: 'col', text: h })))));
+    const tb = el('tbody');
+    for (const { c, b, bad } of shown) {
+      const url = commitUrl(c.i);
+      const id = el('code', { text: short(c.commit) });
+      const w = windowAround(c.i, 15);
+      const up = (c.change ?? 0) > 0;
+      tb.append(el('tr', { class: bad ? 'worse' : 'better', 'data-series': c.series, 'data-runner': c.runner, 'data-commit': c.commit, 'data-new': c.new ? '1' : null },
+        el('th', { scope: 'row', 'data-label': head[0] },
+          el('a', { class: 'series', href: hashFor({ view: 'bench', bench: c.series, runners: [c.runner], from: w.from, to: w.to }), text: c.series }),
+          c.new ? el('span', { class: 'badge', title: 'First reported by the latest publish', text: 'new' }) : null),
+        el('td', { class: 'runner-cell', 'data-label': head[1] }, runnerSwatch(c.runner), ' ', runnerSize(c.runner)),
+        el('td', { class: 'commit', 'data-label': head[2] },
+          url ? el('a', { href: url, rel: 'noopener', title: 'Open commit ' + c.commit }, id) : id,
+          el('span', { class: 'msg', title: IDX.commits.msg[c.i] || null, text: IDX.commits.msg[c.i] || '(no message)' }),
+          el('span', { class: 'when', text: dateText(T[c.i]).slice(0, 10) })),
+        el('td', { class: 'chg ' + (bad ? 'worse' : 'better'), 'data-label': head[3], 'data-change': c.change ?? '' },
+          el('span', { 'aria-hidden': 'true', text: up ? '▲ ' : '▼ ' }), pct1(c.change),
+          el('span', { class: 'sr-only', text: bad ? ' (regression)' : ' (improvement)' })),
+        el('td', { class: 'level', 'data-label': head[4], text: c.before != null && c.after != null ? `${fmt(c.before)} → ${fmt(c.after)} ${b.unit}` : '—' })));
+    }
+    table.append(tb);
+    main.replaceChildren(intro, table);
+  }
+
+  // ------------------------------------------------------------------------------------------
   // Header and routing
 
   function renderHeader() {
@@ -954,6 +1067,12 @@
     meta.replaceChildren(parts[0], ' · ',
       IDX.repoUrl && /^https?:\/\//i.test(IDX.repoUrl) ? el('a', { href: IDX.repoUrl, rel: 'noopener', text: IDX.repoUrl.replace(/^https?:\/\//, '') }) : 'no repository URL',
       ' · ' + BENCHES.length + ' benchmarks · ' + NCOMMITS + ' commits');
+    const counts = changeCounts(changeRows());
+    const tab = document.querySelector('.tabs a[data-view="regressions"]');
+    if (tab && counts.regressions) {
+      tab.append(' ', el('span', { class: 'tab-count' + (counts.fresh ? ' fresh' : ''), text: String(counts.regressions) }),
+        el('span', { class: 'sr-only', text: counts.fresh ? ` (${counts.fresh} new)` : '' }));
+    }
     const fs = document.getElementById('runners');
     fs.replaceChildren(el('legend', { text: 'Runner sizes' }));
     for (const r of RUNNERS) {
@@ -983,6 +1102,7 @@
     if (state.view === 'bench') renderBench();
     else if (state.view === 'scaling') renderScaling();
     else if (state.view === 'compare') renderCompare();
+    else if (state.view === 'regressions') renderRegressions();
     else renderOverview();
   }
 

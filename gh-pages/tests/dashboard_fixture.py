@@ -4,6 +4,7 @@ helpers: the `benchtrack site` CLI, Chromium's path and flags, a page that recor
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -134,13 +135,94 @@ def make_history(root: Path) -> Path:
 
 
 def run_site(*args: str) -> subprocess.CompletedProcess[str]:
+    return run_cli("site", *args)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`benchtrack ARGS...`, the real command line, from the repository root."""
     return subprocess.run(
-        [sys.executable, "-m", "benchtrack.cli", "site", *args],
+        [sys.executable, "-m", "benchtrack.cli", *args],
         capture_output=True,
         text=True,
         check=False,
         cwd=REPO,
     )
+
+
+# A history with real steps for `benchtrack detect` to find (no hand-written changes.json):
+# STEP_COMMITS commits on two runner sizes, every value with ~0.4 % noise, and three steps:
+# (benchmark, runner, first commit at the new level, factor, a regression?)
+STEP_COMMITS = 20
+STEP_RUNNERS = {"local-1cpu": 1, "local-2cpu": 2}
+STEPS = [
+    ("rust/walk/rayon", "local-2cpu", 12, 0.8, True),  # throughput -20 %
+    ("perl/rss/async", "local-1cpu", 6, 1.15, True),  # memory +15 % (smaller is better)
+    ("python/sleep/gather", "local-1cpu", 9, 1.25, False),  # throughput +25 %
+]
+STEP_XSS_AT = 12  # the commit of the rayon step carries the HTML-injecting message
+
+
+def step_value(name: str, key: str, i: int) -> float:
+    _, _, base, exp = BENCHMARKS[name]
+    noise = random.Random(f"{name}|{key}|{i}").gauss(0, 0.004)
+    factor = 1.0
+    for series, runner, at, f, _ in STEPS:
+        if series == name and runner == key and i >= at:
+            factor = f
+    return round(base * STEP_RUNNERS[key] ** exp * factor * (1 + noise), 3)
+
+
+def make_step_history(root: Path) -> Path:
+    """bench/<runner-key>/data.js with the STEPS in them; no changes.json (detect writes it)."""
+    for key, cpus in STEP_RUNNERS.items():
+        entries: dict[str, list] = {}
+        for i in range(STEP_COMMITS):
+            author = {"email": "dev@example.com", "name": "Dev One", "username": "devone"}
+            message = XSS if i == STEP_XSS_AT else f"Commit number {i}: tune the walkers"
+            commit = {
+                "author": author,
+                "committer": author,
+                "distinct": True,
+                "id": commit_id(i),
+                "message": message + "\n\nA longer body that the dashboard does not show.",
+                "timestamp": f"2026-11-{i + 1:02d}T10:00:00Z",
+                "tree_id": "ab" * 20,
+                "url": f"{REPO_URL}/commit/{commit_id(i)}",
+            }
+            date = 1793527200000 + i * 86_400_000 + 3_600_000
+            for direction, entry in (("bigger", key), ("smaller", f"{key} (smaller is better)")):
+                benches = []
+                for name, (unit, d, _, _) in BENCHMARKS.items():
+                    if d != direction:
+                        continue
+                    v = step_value(name, key, i)
+                    r = round(v * 0.005, 3)
+                    benches.append(
+                        {
+                            "name": name,
+                            "value": v,
+                            "unit": unit,
+                            "range": f"± {r}",
+                            "extra": f"runner=local; cpus={cpus}; samples=10; "
+                            f"ci={v - r:.3f}..{v + r:.3f}; suite={name.split('/')[0]}",
+                        }
+                    )
+                entries.setdefault(entry, []).append(
+                    {
+                        "commit": commit,
+                        "date": date,
+                        "tool": "customBiggerIsBetter"
+                        if direction == "bigger"
+                        else "customSmallerIsBetter",
+                        "benches": benches,
+                    }
+                )
+        data = {"lastUpdate": 1793527200000 + STEP_COMMITS * 86_400_000, "repoUrl": REPO_URL}
+        data["entries"] = entries
+        path = root / "bench" / key / "data.js"
+        path.parent.mkdir(parents=True)
+        path.write_bytes(dumps(data))
+    return root
 
 
 def context_options(**over: object) -> dict[str, object]:
