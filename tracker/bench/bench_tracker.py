@@ -7,7 +7,11 @@ fixed seed) it measures, each phase in a fresh process so that its peak memory i
         history (parse + check + write one runner's data.js), compare with the previous run
         (benchtrack.compare) — target <= 1 s;
 - read: `open_store(dir).read()` of the whole history, every field of every point — <= 2 s;
+  cold (every data.js parsed, as on a fresh checkout; this also fills the column cache) and
+  warm (the same files again: each is hashed and its columns come from benchtrack.history.cache);
 - peak memory (ru_maxrss) of each phase — <= 500 MB.
+
+The column cache lives in `WORK/cache` (BENCHTRACK_CACHE), emptied before every measurement.
 
     uv run --frozen python tracker/bench/bench_tracker.py [--work DIR] [--commits N] [--json]
 """
@@ -80,6 +84,7 @@ def phase_run(work: Path, commits: int) -> dict:
 
 
 def child(phase: str, work: Path, commits: int) -> dict:
+    env = dict(os.environ, BENCHTRACK_CACHE=str(work / "cache"))
     done = subprocess.run(
         [
             sys.executable,
@@ -94,6 +99,7 @@ def child(phase: str, work: Path, commits: int) -> dict:
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     if done.returncode != 0:
         sys.exit(f"phase {phase} failed:\n{done.stderr}")
@@ -111,6 +117,7 @@ def prepare(work: Path, commits: int) -> float:
         synthetic.history(pristine, commits=commits)
         seconds = time.perf_counter() - t0
     shutil.rmtree(work / "history", ignore_errors=True)
+    shutil.rmtree(work / "cache", ignore_errors=True)
     shutil.copytree(pristine, work / "history")
     for side, index in (("base", commits - 1), ("head", commits)):
         shutil.rmtree(work / side, ignore_errors=True)
@@ -141,12 +148,14 @@ def main() -> int:
     size = sum(p.stat().st_size for p in (work / "history").rglob("data.js"))
     run = child("run", work, args.commits)
     read = child("read", work, args.commits)
+    warm = child("read", work, args.commits)
     report = {
         "commits": args.commits,
         "history_mb": size / 1e6,
         "generate_s": generated,
         "run": run,
         "read": read,
+        "read_warm": warm,
         "targets": TARGETS,
     }
     if args.json:
@@ -165,9 +174,14 @@ def main() -> int:
             f"peak {run['peak_mb']:.0f} MB"
         )
         print(
-            f"read whole history: {read['read_s']:.3f} s wall, {read['read_cpu_s']:.3f} s CPU "
-            f"(orjson.loads alone: {read['json_floor_cpu_s']:.3f} s CPU) for {read['points']} "
-            f"points (target <= 2 s), peak {read['peak_mb']:.0f} MB (target <= 500 MB)"
+            f"read whole history, cold: {read['read_s']:.3f} s wall, {read['read_cpu_s']:.3f} s "
+            f"CPU (orjson.loads alone: {read['json_floor_cpu_s']:.3f} s CPU) for "
+            f"{read['points']} points (target <= 2 s), peak {read['peak_mb']:.0f} MB "
+            "(target <= 500 MB)"
+        )
+        print(
+            f"read whole history, warm cache: {warm['read_s']:.3f} s wall, "
+            f"{warm['read_cpu_s']:.3f} s CPU, peak {warm['peak_mb']:.0f} MB"
         )
         load = os.getloadavg()[0]
         print(f"load average {load:.1f} on {os.cpu_count()} CPUs: wall times include waiting")
@@ -176,7 +190,7 @@ def main() -> int:
     ok = (
         run["run_s"] <= TARGETS["run_s"]
         and read["read_s"] <= TARGETS["read_s"]
-        and max(run["peak_mb"], read["peak_mb"]) <= TARGETS["peak_mb"]
+        and max(run["peak_mb"], read["peak_mb"], warm["peak_mb"]) <= TARGETS["peak_mb"]
     )
     return 0 if ok else 1
 

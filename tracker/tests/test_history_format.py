@@ -116,3 +116,54 @@ def test_parse_names_the_field_of_a_bad_value():
     assert str(err.value) == (
         "bench/local-2cpu/data.js: entries.x[3].benches[0].value: expected a number, got '31'"
     )
+
+
+def test_append_splices_the_new_entry_into_the_bytes_json_stringify_wrote(tmp_path, monkeypatch):
+    """The splice path (no re-serialisation of the existing file) gives the full rewrite's bytes,
+    which are JSON.stringify's; a first entry under a new name falls back to the full rewrite."""
+    synthetic.history(tmp_path / "a", commits=5, benches=30, runners=(2,))
+    spliced = []
+    real_splice = fmt.splice
+
+    def spy(*args):
+        pieces = real_splice(*args)
+        spliced.append(pieces is not None)
+        return pieces
+
+    docs = [(d.suite, d) for d in synthetic.run(5, 2, 30)]
+    monkeypatch.setattr(fmt, "splice", lambda *args: None)  # the full rewrite, for reference
+    open_store(tmp_path / "a").append(new_entries(docs), now_ms=1_800_000_000_123)
+    expected = (tmp_path / "a/bench/ubuntu-latest-2cpu/data.js").read_bytes()
+    synthetic.history(tmp_path / "b", commits=5, benches=30, runners=(2,))
+    monkeypatch.setattr(fmt, "splice", spy)
+    open_store(tmp_path / "b").append(new_entries(docs), now_ms=1_800_000_000_123)
+    path = tmp_path / "b/bench/ubuntu-latest-2cpu/data.js"
+    assert spliced == [True]
+    assert path.read_bytes() == expected
+    assert node_roundtrip(path)["same"]
+    data = fmt.parse(path.read_bytes(), "d").data
+    assert data["lastUpdate"] == 1_800_000_000_123
+    assert [len(runs) for runs in data["entries"].values()] == [6, 6]
+    # two commits at once, into both lists; both spliced
+    more = [(f"{d.suite}{i}", d) for i in (6, 7) for d in synthetic.run(i, 2, 30)]
+    open_store(tmp_path / "b").append(new_entries(more), now_ms=1_800_000_000_999)
+    assert spliced == [True, True]
+    assert node_roundtrip(path)["same"]
+    assert [len(runs) for runs in fmt.parse(path.read_bytes(), "d").data["entries"].values()] == [
+        8,
+        8,
+    ]
+
+
+def test_splice_refuses_a_layout_json_stringify_did_not_write():
+    data = fmt.empty()
+    entry = {"commit": {"id": "c"}, "date": 1, "tool": fmt.BIGGER_TOOL, "benches": [{"x": 1}]}
+    data["entries"]["k"] = [entry]
+    raw = fmt.dumps(data)
+    added = {"k": [dict(entry, commit={"id": "d"})]}
+    assert fmt.splice(raw, data, added) is not None
+    compact = fmt.PREFIX + json.dumps(data).encode()
+    assert fmt.splice(compact, data, added) is None
+    assert fmt.splice(raw, data, {"new": [entry]}) is None
+    data["entries"] = {"k": [], "j": [entry]}
+    assert fmt.splice(fmt.dumps(data), data, {"k": [entry]}) is None  # the action's `[]`

@@ -156,3 +156,39 @@ def test_no_write_may_shrink_the_history(tmp_path):
     parsed.data["entries"][KEY][0]["benches"].pop()
     with pytest.raises(HistoryShrink):
         ensure_grows(before, parsed.data, "d")
+
+
+def test_column_cache_serves_only_the_exact_bytes_it_was_built_from(tmp_path, monkeypatch):
+    cache_dir = tmp_path / "cache"
+    monkeypatch.setenv("BENCHTRACK_CACHE", str(cache_dir))
+    synthetic.history(tmp_path / "h", commits=4, benches=20, runners=(1, 2))
+    store = open_store(tmp_path / "h")
+    monkeypatch.setenv("BENCHTRACK_CACHE", "off")
+    fresh = store.read()
+    assert not cache_dir.exists()
+    monkeypatch.setenv("BENCHTRACK_CACHE", str(cache_dir))
+    for _ in range(2):  # builds the cache, then reads from it
+        got = store.read()
+        assert len(list(cache_dir.glob("*.npz"))) == 2
+        for key, runner in fresh.runners.items():
+            other = got.runners[key]
+            assert (other.label, other.cpus, other.commits, other.entries) == (
+                runner.label,
+                runner.cpus,
+                runner.commits,
+                runner.entries,
+            )
+            assert list(other.series) == list(runner.series)
+            for name, s in runner.series.items():
+                assert other.series[name].points() == s.points()
+                assert (other.series[name].unit, other.series[name].direction) == (
+                    s.unit,
+                    s.direction,
+                )
+    # one more run: the changed file is parsed again, never served from the old cache
+    store.append(new_entries([(d.suite, d) for d in synthetic.run(4, 2, 20)]))
+    assert len(store.read().runners[KEY].commits) == 5
+    # a broken cache file is a miss, not an error
+    for path in cache_dir.glob("*.npz"):
+        path.write_bytes(b"not a zip")
+    assert store.read().runners[KEY].series.keys() == fresh.runners[KEY].series.keys()

@@ -10,15 +10,17 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import atomic_write
+from benchtrack.history import cache
 from benchtrack.history import format as fmt
 from benchtrack.history.append import NewEntry, Outcome, apply, ensure_grows
-from benchtrack.history.model import History, build_runner
+from benchtrack.history.model import History, RunnerHistory, build_runner
 from benchtrack.history.validate import problems_in
 
 BENCH = "bench"
@@ -69,13 +71,24 @@ class DirStore:
 
     def read(self) -> History:
         self._check_root(creating=False)
-        runners = {}
-        for key in self.keys():
-            parsed = self._load(key, for_write=False)
-            assert parsed is not None
-            runners[key] = build_runner(key, parsed)
-            del parsed  # one file's parse tree at a time: bounds peak memory
-        return History(self.spec, runners)
+        return History(self.spec, {key: self._read_runner(key) for key in self.keys()})
+
+    def _read_runner(self, key: str) -> RunnerHistory:
+        """One runner's columns: from the cache when it holds these exact bytes, else parsed
+        (one file's parse tree at a time, dropped before the next: bounds peak memory)."""
+        show = self._show(key)
+        raw = fmt.read_raw(self.root / self.relpath(key), show)
+        if raw is None:
+            raise BadInput(show, None, "a readable data.js (it vanished while reading)")
+        sha, size = cache.digest(raw), len(raw)
+        runner = cache.load(key, sha, size)
+        if runner is None:
+            data = fmt.decode(raw, show)
+            del raw  # only the parse tree in memory while the columns are gathered
+            runner = build_runner(key, fmt.check(data, show))
+            del data
+            cache.save(runner, sha, size)
+        return runner
 
     def validate(self) -> list[str]:
         """Every problem found, one line each (empty: the history is valid)."""
@@ -110,9 +123,15 @@ class DirStore:
             for key in by_key:
                 if not KEY_RE.match(key):
                     raise BadInput(self.spec, "runner", "a runner key slugged to [a-z0-9._-]", key)
-            loaded = {key: self._load(key, for_write=True) for key in by_key}  # check all first
+            raws = {
+                key: fmt.read_raw(self.root / self.relpath(key), self._show(key)) for key in by_key
+            }
+            loaded = {  # every file checked before any is written
+                key: None if raw is None else fmt.parse(raw, self._show(key))
+                for key, raw in raws.items()
+            }
             outcomes: list[Outcome] = []
-            writes: list[tuple[Path, bytes]] = []
+            writes: list[tuple[Path, list[bytes | memoryview]]] = []
             for key, news in by_key.items():
                 parsed = loaded[key]
                 before = parsed.counts() if parsed is not None else {}
@@ -120,9 +139,11 @@ class DirStore:
                 outcomes.extend(done)
                 if any(o.status == "appended" for o in done):
                     ensure_grows(before, data, self._show(key))
-                    writes.append((self.root / self.relpath(key), fmt.dumps(data)))
-            for path, raw in writes:
-                atomic_write(path, raw)
+                    writes.append(
+                        (self.root / self.relpath(key), _serialise(raws[key], parsed, data, before))
+                    )
+            for path, pieces in writes:
+                _atomic_write(path, pieces)
             return outcomes
 
     @contextmanager
@@ -134,3 +155,37 @@ class DirStore:
             yield
         finally:
             os.close(fd)
+
+
+def _serialise(
+    raw: bytes | None,
+    parsed: fmt.DataJs | None,
+    data: dict[str, Any],
+    before: dict[str, tuple[int, int]],
+) -> list[bytes | memoryview]:
+    """The new file's bytes, in pieces: the old bytes with the new entries spliced in when the
+    file has JSON.stringify's layout (a 100 MB file is not re-serialised for one entry), else
+    the whole document serialised as the action would."""
+    if raw is None or parsed is None:
+        return [fmt.dumps(data)]  # a new file: only new entries, already spelled as JS would
+    added = {name: runs[before.get(name, (0, 0))[0] :] for name, runs in data["entries"].items()}
+    pieces = fmt.splice(raw, data, {name: runs for name, runs in added.items() if runs})
+    if pieces is not None:
+        return pieces
+    fmt.normalise(parsed)
+    return [fmt.dumps(data)]
+
+
+def _atomic_write(path: Path, pieces: list[bytes | memoryview]) -> None:
+    """fsutil.atomic_write of the concatenated pieces, without concatenating 100 MB."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.writelines(pieces)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -95,6 +95,66 @@ def dumps(data: dict[str, Any]) -> bytes:
     return PREFIX + orjson.dumps(data, option=orjson.OPT_INDENT_2)
 
 
+def splice(
+    raw: bytes, data: dict[str, Any], added: dict[str, list[dict[str, Any]]]
+) -> list[bytes | memoryview] | None:
+    """The pieces of `dumps(data)` built from `raw`, the file `data` was parsed from before
+    `added` (entry name -> the entries appended to its list) and its new lastUpdate / repoUrl.
+
+    Appending only adds an entry's text before the `]` that closes its list and rewrites the
+    top-level scalars: JSON.stringify lays out each depth on its own indentation (strings hold
+    no raw newline), so the line closing a list in `entries` can be found without parsing. The
+    bytes elsewhere are kept as they are: the action's output stays the action's output. None
+    if the file's layout is not JSON.stringify's at those places, or a list is new: the caller
+    then serialises the whole document.
+    """
+    head = raw.find(b'\n  "entries": {\n')
+    tail = b"\n    ]\n  }\n}"  # the last list closes, then `entries`, then the document
+    if head < 0 or not raw.endswith(tail):
+        return None
+    edits: list[tuple[int, int, bytes]] = []  # (start, end, new bytes), in file order
+    for key in ("lastUpdate", "repoUrl"):  # top-level scalars: one line each, at indent 2
+        start = raw.find(b'\n  "%s": ' % key.encode(), 0, head)
+        if start < 0:
+            return None
+        start += len(key) + 7
+        end = raw.index(b"\n", start)
+        end -= raw[end - 1 : end] == b","
+        edits.append((start, end, orjson.dumps(js_value(data[key]))))
+    names = list(data["entries"])  # in the file's order
+    for name, runs in added.items():
+        # The list's closing line: before the next list's name, or the file's tail. Searched
+        # from the end, so only the (short) lists after this one are scanned.
+        i = names.index(name) if name in data["entries"] else -1
+        if i < 0:
+            return None
+        if i + 1 < len(names):
+            closing = raw.rfind(b"\n    ],\n    " + orjson.dumps(names[i + 1]) + b": [\n")
+        else:
+            closing = len(raw) - len(tail)
+        if not runs or closing < head or raw[closing - 8 : closing] != b"\n      }":
+            return None  # not JSON.stringify's layout, a new or an empty list
+        text = b"".join(
+            b",\n      " + _entry_bytes(run).replace(b"\n", b"\n      ") for run in runs
+        )
+        edits.append((closing, closing, text))
+    edits.sort(key=lambda edit: edit[0])
+    view = memoryview(raw)  # slices of it copy nothing
+    pieces: list[bytes | memoryview] = []
+    at = 0
+    for start, end, text in edits:
+        if start < at:
+            return None
+        pieces += [view[at:start], text]
+        at = end
+    pieces.append(view[at:])
+    return pieces
+
+
+def _entry_bytes(entry: dict[str, Any]) -> bytes:
+    return orjson.dumps(_js_tree(entry), option=orjson.OPT_INDENT_2)
+
+
 def empty() -> dict[str, Any]:
     return {"lastUpdate": 0, "repoUrl": "", "entries": {}}
 
@@ -126,24 +186,31 @@ def parse(raw: bytes, source: str, *, for_write: bool = False) -> DataJs:
     """Check a data.js; BadInput naming the file and field if github-action-benchmark's format
     is broken. `for_write` also normalises numbers so that `dumps` reproduces JSON.stringify.
     """
-    return check(_decode(raw, source), source, for_write=for_write)
+    return check(decode(raw, source), source, for_write=for_write)
+
+
+def read_raw(path: Path, source: str) -> bytes | None:
+    """The bytes of the data.js at `path`, None if there is none."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise BadInput(source, None, f"a readable data.js ({e.strerror})") from None
 
 
 def load(path: Path, source: str, *, for_write: bool = False) -> DataJs | None:
     """`parse` of the file at `path` (None if there is none); the file's bytes are dropped
     before the check, so only the parse tree is in memory while the columns are gathered."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    raw = read_raw(path, source)
+    if raw is None:
         return None
-    except OSError as e:
-        raise BadInput(source, None, f"a readable data.js ({e.strerror})") from None
-    data = _decode(raw, source)
+    data = decode(raw, source)
     del raw
     return check(data, source, for_write=for_write)
 
 
-def _decode(raw: bytes, source: str) -> Any:
+def decode(raw: bytes, source: str) -> Any:
     if not raw.startswith(PREFIX):
         if not raw.strip():
             raise BadInput(source, None, "a data.js, the file is empty")
@@ -182,7 +249,7 @@ def check(data: Any, source: str, *, for_write: bool = False) -> DataJs:
             raise fail(f"entries.{name}", "a list of entries", type(runs).__name__)
         bounds = spans[name] = []
         for i, entry in enumerate(runs):
-            benches = _check_entry(entry, f"entries.{name}[{i}]", fail, for_write)
+            benches = _check_entry(entry, f"entries.{name}[{i}]", fail)
             bounds.append((len(flat), len(flat) + len(benches)))
             flat.extend(benches)
     columns = _columns(flat)
@@ -190,12 +257,24 @@ def check(data: Any, source: str, *, for_write: bool = False) -> DataJs:
         _find_bad_bench(spans, flat, fail)  # raises with the exact field
         raise fail("entries", "well-formed benches")  # unreachable: _columns disagrees
     names, values, extras = columns
+    parsed = DataJs(source, data, flat, spans, names, values, extras)
     if for_write:
-        _normalise_values(flat, values)
-    return DataJs(source, data, flat, spans, names, values, extras)
+        normalise(parsed)
+    return parsed
 
 
-def _check_entry(entry: Any, where: str, fail: Any, for_write: bool) -> list[dict[str, Any]]:
+def normalise(parsed: DataJs) -> None:
+    """Respell the numbers orjson would write unlike JSON.stringify, so that `dumps` of
+    `parsed.data` (with entries appended since) is the action's bytes."""
+    for runs in parsed.data["entries"].values():
+        for entry in runs:
+            for key, value in entry.items():
+                if key != "benches":
+                    entry[key] = _js_tree(value)
+    _normalise_values(parsed.benches, parsed.values)
+
+
+def _check_entry(entry: Any, where: str, fail: Any) -> list[dict[str, Any]]:
     if not isinstance(entry, dict):
         raise fail(where, "an object {commit, date, tool, benches}", type(entry).__name__)
     commit = entry.get("commit")
@@ -219,10 +298,6 @@ def _check_entry(entry: Any, where: str, fail: Any, for_write: bool) -> list[dic
     benches = entry.get("benches")
     if not isinstance(benches, list) or not benches:
         raise fail(f"{where}.benches", "a non-empty list", benches)
-    if for_write:
-        for key, value in entry.items():
-            if key != "benches":
-                entry[key] = _js_tree(value)
     return benches
 
 
