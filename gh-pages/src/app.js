@@ -977,7 +977,7 @@
 
   function changeRows() {
     // every change point of a known benchmark, with its verdict; the index is newest first
-    return ((IDX && IDX.changes) || []).filter((c) => BENCH.has(c.series)).map((c) => ({ c, b: BENCH.get(c.series), bad: isRegression(c, BENCH.get(c.series)) }));
+    return ((IDX && IDX.changes) || []).filter((c) => BENCH.has(c.series) && RUNNER_BY_KEY.has(c.runner)).map((c) => ({ c, b: BENCH.get(c.series), bad: isRegression(c, BENCH.get(c.series)) }));
   }
   function changeCounts(rows) {
     const bad = rows.filter((r) => r.bad);

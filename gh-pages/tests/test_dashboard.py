@@ -580,6 +580,7 @@ def test_change_markers_only_for_known_commits_and_bad_file_is_exit_2(tmp_path: 
     doc = orjson.loads(changes.read_bytes())
     doc["changes"].append({**doc["changes"][0], "commit": "f" * 40})  # not in the history
     doc["changes"].append({**doc["changes"][0], "series": "rust/walk/gone"})  # no such benchmark
+    doc["changes"].append({**doc["changes"][0], "runner": "local-64cpu"})  # no such runner
     changes.write_bytes(orjson.dumps(doc))
     proc = run_site(str(history), "--out", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr

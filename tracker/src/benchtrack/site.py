@@ -244,11 +244,17 @@ class SiteData:
 
 
 def _index_changes(history: SiteHistory, position: dict[str, int], benches: Any) -> list[dict]:
-    """The change points the dashboard draws and lists: those whose commit and benchmark are in
-    the history, newest commit first (then series, runner), each with its commit's index `i` and
-    `new`: first reported by the latest publish, i.e. its first_seen is the `generated` time of
-    the changes.json that `detect --write` last wrote (without one: the newest first_seen)."""
-    known = [c for c in history.changes if c["commit"] in position and c["series"] in benches]
+    """The change points the dashboard draws and lists: those whose commit, benchmark and runner
+    are in the history, newest commit first (then series, runner), each with its commit's index
+    `i` and `new`: first reported by the latest publish, i.e. its first_seen is the `generated`
+    time of the changes.json that `detect --write` last wrote (without one: the newest
+    first_seen)."""
+    runners = history.model.runners
+    known = [
+        c
+        for c in history.changes
+        if c["commit"] in position and c["series"] in benches and c["runner"] in runners
+    ]
     latest = history.changes_generated or max(
         (c["first_seen"] for c in known if c["first_seen"]), default=None
     )
