@@ -632,6 +632,7 @@ def test_every_view_runs_under_the_pages_own_csp(built: Built, browser: object) 
         ("view=bench&b=rust%2Fwalk%2Frayon", "#chart canvas"),
         ("view=scaling", ".mini.scal.drawn"),
         ("view=compare", "#compare-table tr[data-bench]"),
+        ("view=regressions", "#changes-table tr[data-series]"),
     ):
         p.goto(url_of(built, fragment))
         p.wait_for_selector(ready)
