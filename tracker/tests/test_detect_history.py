@@ -166,8 +166,11 @@ def test_changes_json_keeps_first_seen_and_tells_what_is_new(tmp_path):
         "change", "direction", "regression", "significance", "first_seen",
     }  # fmt: skip
 
+    written = (root / "bench" / "changes.json").read_bytes()
     again = detect.analyse(root, write=True, now="2026-04-02T00:00:00Z")
     assert again.new == [] and again.changes[0].first_seen == "2026-04-01T00:00:00Z"
+    # nothing changed: not even `generated` moves, so a publish has nothing to commit
+    assert (root / "bench" / "changes.json").read_bytes() == written
 
     # more history arrives, with a new step in the other series: only that one is new
     data = root / "bench" / RUNNER / "data.js"

@@ -122,4 +122,14 @@ def document(
 
 
 def write(path: Path, doc: dict) -> None:
+    """Write `doc`, unless only its `generated` time differs from the file's: then `generated`
+    still dates the last real change (the dashboard's "new" badges key on it) and a publish job
+    with nothing new has nothing to commit."""
+    if path.is_file():
+        try:
+            old = orjson.loads(path.read_bytes())
+        except orjson.JSONDecodeError:
+            old = None
+        if isinstance(old, dict) and {**old, "generated": None} == {**doc, "generated": None}:
+            return
     atomic_write(path, orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")

@@ -1,0 +1,260 @@
+"""The GitHub workflows' flows, run locally: the same cargo-make tasks in the same order, against a
+local bare repository as `origin`, with the environment GitHub would give.
+
+GitHub cannot be reached here, so the two third-party steps are stood in for: the
+github-action-benchmark step by `benchtrack append` (the same data.js format, checked against
+Node byte for byte in test_history_format.py) and the comment poster by reading the rendered
+comment. To keep this to minutes, the runs use the Python and Perl suites with a tiny filter
+(`BENCH_SUITES`, `BENCH_FILTER`); the Rust suite is covered by its own tests and the ingest tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SIZES = [("ubuntu-latest-1cpu", 1, "0"), ("ubuntu-latest-2cpu", 2, "0-1")]
+FILTER = r"sleep/gather|coro/async/trivial"
+SLOW = "python/sleep/gather"
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("cargo-make") is None and shutil.which("cargo") is None, reason="needs cargo-make"
+)
+
+
+def run(cwd: Path, *args: str, env: dict[str, str] | None = None, check: bool = True):
+    done = subprocess.run(
+        list(args),
+        cwd=cwd,
+        # each checkout gets its own locked environment, as on a runner
+        env={k: v for k, v in {**os.environ, **(env or {})}.items() if k != "VIRTUAL_ENV"},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=900,
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(
+            f"{' '.join(args)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+        )
+    return done
+
+
+def git(cwd: Path, *args: str) -> str:
+    return run(cwd, "git", *args).stdout.strip()
+
+
+def gh_env(tmp: Path, name: str, **extra: str) -> dict[str, str]:
+    """What a GitHub runner sets for a step (files the step appends to start empty)."""
+    files = {}
+    for var in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+        path = tmp / f"{name}.{var.lower()}"
+        path.write_text("")
+        files[var] = str(path)
+    return {
+        "CI": "true",
+        "GITHUB_REPOSITORY": "octo/benchtrack",
+        "NO_COLOR": "1",
+        **files,
+        **extra,
+    }
+
+
+def outputs(env: dict[str, str]) -> dict[str, str]:
+    lines = Path(env["GITHUB_OUTPUT"]).read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines if "=" in line)
+
+
+def branch_file(checkout: Path, path: str) -> str:
+    git(checkout, "fetch", "-q", "origin", "gh-pages")
+    return git(checkout, "show", f"origin/gh-pages:{path}")
+
+
+def entries(checkout: Path, key: str) -> dict[str, list[str]]:
+    text = branch_file(checkout, f"bench/{key}/data.js")
+    data = json.loads(text.split("=", 1)[1])
+    return {name: [e["commit"]["id"] for e in es] for name, es in data["entries"].items()}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """origin (bare, holding this repository's main) and a runner's checkout of it."""
+    tmp = tmp_path_factory.mktemp("workflows")
+    origin = tmp / "origin.git"
+    run(tmp, "git", "clone", "-q", "--bare", "--no-local", str(REPO), str(origin))
+    git(origin, "update-ref", "refs/heads/main", git(REPO, "rev-parse", "HEAD"))
+    git(origin, "symbolic-ref", "HEAD", "refs/heads/main")
+    checkout = tmp / "checkout"
+    run(tmp, "git", "clone", "-q", "-b", "main", str(origin), str(checkout))
+    git(checkout, "config", "user.name", "dev")
+    git(checkout, "config", "user.email", "dev@example.com")
+    return {"tmp": tmp, "origin": origin, "checkout": checkout}
+
+
+def bench_and_publish(world, name: str) -> None:
+    """bench.yml on one push: the bench job per size, then the one publish job."""
+    tmp, checkout = world["tmp"], world["checkout"]
+    artifacts = checkout / "target/bench/artifacts"
+    shutil.rmtree(artifacts, ignore_errors=True)
+    for key, cpus, taskset in SIZES:
+        run(checkout, "cargo", "make", "setup", env={"SETUP_PARTS": "rust,python,perl"})
+        env = gh_env(
+            tmp,
+            f"{name}-bench-{key}",
+            BENCHTRACK_RUNNER_LABEL="ubuntu-latest",
+            BENCHTRACK_RUNNER_CPUS=str(cpus),
+            BENCH_TASKSET=taskset,
+            BENCH_SUITES="python,perl",
+            BENCH_FILTER=FILTER,
+        )
+        run(checkout, "cargo", "make", "bench-ci", env=env)
+        assert "sleep/gather" in Path(env["GITHUB_STEP_SUMMARY"]).read_text()
+        # upload-artifact / download-artifact
+        shutil.copytree(checkout / "target/bench/results", artifacts / f"results-{key}")
+    run(checkout, "cargo", "make", "setup", env={"SETUP_PARTS": "python,npm"})  # publish job
+    keys = json.dumps([key for key, _, _ in SIZES])
+    plan_env = gh_env(tmp, f"{name}-plan", EXPECTED_KEYS=keys)
+    run(checkout, "cargo", "make", "publish-plan", env=plan_env)
+    slots = [v for k, v in sorted(outputs(plan_env).items()) if k.startswith("slot") and v]
+    assert slots == [key for key, _, _ in SIZES]
+    for key in slots:  # the store-benchmark slots; benchtrack append stands in for the action
+        docs = sorted(str(p) for p in (artifacts / f"results-{key}").glob("*.json"))
+        run(checkout, "uv", "run", "--frozen", "benchtrack", "append",
+            f"git:{world['origin']}#gh-pages", *docs)  # fmt: skip
+    run(checkout, "cargo", "make", "publish-site", env=gh_env(tmp, f"{name}-site"))
+
+
+def test_two_pushes_on_two_runner_sizes(world):
+    checkout = world["checkout"]
+    first = git(checkout, "rev-parse", "HEAD")
+    bench_and_publish(world, "push1")
+    (checkout / "docs/conventions.md").write_text(
+        (checkout / "docs/conventions.md").read_text() + "\n<!-- a second push -->\n"
+    )
+    git(checkout, "commit", "-qam", "docs: a second push to main")
+    git(checkout, "push", "-q", "origin", "main")
+    second = git(checkout, "rev-parse", "HEAD")
+    bench_and_publish(world, "push2")
+
+    for key, _, _ in SIZES:
+        found = entries(checkout, key)
+        assert found[key] == [first, second]  # bigger-is-better entry, one point per push
+    assert "<html" in branch_file(checkout, "index.html").lower()
+    assert (
+        json.loads(branch_file(checkout, "bench/changes.json"))["schema"] == "benchtrack.changes/1"
+    )
+    run(checkout, "uv", "run", "--frozen", "benchtrack", "validate-history",
+        f"git:{world['origin']}#gh-pages")  # fmt: skip
+
+
+def pr(world, name: str, change) -> tuple[Path, str]:
+    """A PR branch on top of main with one commit, checked out as pull_request does."""
+    checkout = world["checkout"]
+    git(checkout, "checkout", "-q", "-B", name, "origin/main")
+    change(checkout)
+    git(checkout, "commit", "-qam", name)
+    return checkout, git(checkout, "rev-parse", "origin/main")
+
+
+def run_gate(world, name: str, base: str):
+    tmp, checkout = world["tmp"], world["checkout"]
+    event = tmp / f"{name}-event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 42, "base": {"sha": base}}}))
+    env = gh_env(tmp, name, BASE_SHA=base, GITHUB_EVENT_PATH=str(event), BENCH_TASKSET="0-1")
+    args = ["--suite", "python", "--filter", r"sleep/(gather|sequential)", "--rounds", "8"]
+    done = run(checkout, "cargo", "make", "gate-ci", "--", *args, env=env, check=False)
+    verdict = checkout / "target/gate/comment/gate.json"
+    assert verdict.is_file(), done.stdout + done.stderr
+    return done, env, json.loads(verdict.read_text())
+
+
+def test_pr_that_slows_a_benchmark_fails_and_names_it(world):
+    def slower(checkout: Path) -> None:
+        sleep = checkout / "python/src/asyncio_patterns/sleep.py"
+        text = sleep.read_text()
+        assert "    await asyncio.sleep(period)\n    return period" in text
+        sleep.write_text(text.replace(
+            "    await asyncio.sleep(period)\n    return period",
+            "    await asyncio.sleep(2 * period)  # twice the work\n    return period",
+        ))  # fmt: skip
+
+    checkout, base = pr(world, "slow-gather", slower)
+    done, env, verdict = run_gate(world, "gate-slow", base)
+    assert done.returncode != 0
+    assert verdict["exit_code"] == 1
+    regressed = [b["name"] for b in verdict["benchmarks"] if b["verdict"] == "regressed"]
+    assert regressed == [SLOW]
+    assert SLOW in Path(env["GITHUB_STEP_SUMMARY"]).read_text()
+    assert json.loads((checkout / "target/gate/comment/pr.json").read_text()) == {"number": 42}
+
+    # pr-comment.yml: the artifact, downloaded, rendered by the default branch's code.
+    artifacts = checkout / "target/gate/artifacts/gate-ubuntu-latest-2cpu"
+    shutil.rmtree(checkout / "target/gate/artifacts", ignore_errors=True)
+    shutil.copytree(checkout / "target/gate/comment", artifacts)
+    run(checkout, "cargo", "make", "gate-comment", env=gh_env(world["tmp"], "comment"))
+    comment = (checkout / "target/gate/comment.md").read_text()
+    assert SLOW in comment and "regress" in comment.lower()
+
+
+def test_pr_changing_only_docs_passes(world):
+    def docs(checkout: Path) -> None:
+        readme = checkout / "README.md"
+        readme.write_text(readme.read_text() + "\nA docs-only change.\n")
+
+    _, base = pr(world, "docs-only", docs)
+    done, _, verdict = run_gate(world, "gate-docs", base)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert verdict["exit_code"] == 0
+    assert not [b for b in verdict["benchmarks"] if b["verdict"] == "regressed"]
+
+
+def test_corrupt_data_js_fails_publish_and_leaves_history(world):
+    tmp, origin = world["tmp"], world["origin"]
+    pages = tmp / "pages"
+    run(tmp, "git", "clone", "-q", "-b", "gh-pages", str(origin), str(pages))
+    key = SIZES[0][0]
+    data = pages / f"bench/{key}/data.js"
+    data.write_text(data.read_text()[:-40])
+    git(pages, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qam", "a hand edit")
+    git(pages, "push", "-q", "origin", "gh-pages")
+    broken = git(pages, "rev-parse", "HEAD")
+
+    checkout = world["checkout"]
+    git(checkout, "checkout", "-q", "main")
+    env = gh_env(tmp, "corrupt-plan", EXPECTED_KEYS=json.dumps([key]))
+    done = run(checkout, "cargo", "make", "publish-plan", env=env, check=False)
+    assert done.returncode != 0
+    assert "data.js" in done.stderr
+    assert git(checkout, "ls-remote", "origin", "refs/heads/gh-pages").split()[0] == broken
+    # Put the history back for any later test.
+    git(pages, "revert", "--no-edit", "-q", "HEAD")
+    git(pages, "push", "-q", "origin", "gh-pages")
+
+
+def test_eight_publishers_at_once_lose_and_duplicate_nothing(world):
+    tmp, checkout, origin = world["tmp"], world["checkout"], world["origin"]
+    git(checkout, "checkout", "-q", "main")
+    raw = checkout / "target/bench/raw/perl/perl.json"
+    assert raw.is_file()
+    docs = []
+    for i in range(8):
+        git(checkout, "commit", "-q", "--allow-empty", "-m", f"merge {i}")
+        doc = tmp / f"race-{i}.json"
+        run(checkout, "uv", "run", "--frozen", "benchtrack", "ingest", "perl", str(raw),
+            "--out", str(doc), "--runner-label", "race", "--runner-cpus", "2",
+            "--commit", "HEAD")  # fmt: skip
+        docs.append((git(checkout, "rev-parse", "HEAD"), doc))
+    spec = f"git:{origin}#gh-pages"
+    append = ["uv", "run", "--frozen", "benchtrack", "append", spec]
+    with ThreadPoolExecutor(8) as pool:
+        done = list(pool.map(lambda d: run(checkout, *append, str(d[1]), check=False), docs))
+    assert [d.returncode for d in done] == [0] * 8, [d.stderr for d in done]
+    found = entries(checkout, "race-2cpu")["race-2cpu"]
+    assert sorted(found) == sorted(sha for sha, _ in docs)
