@@ -44,6 +44,7 @@ def phase_read(work: Path) -> dict:
     history = open_store(work / "history").read()
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     points = sum(len(s) for r in history.runners.values() for s in r.series.values())
+    read_peak = peak_mb()  # before the floor below, which holds a whole parse tree itself
     del history
     # The floor: orjson.loads alone of the same files (any reader of JSON pays this much).
     import orjson
@@ -52,7 +53,13 @@ def phase_read(work: Path) -> dict:
     for path in sorted((work / "history").rglob("data.js")):
         orjson.loads(memoryview(path.read_bytes())[len(b"window.BENCHMARK_DATA = ") :])
     floor = time.process_time() - c1
-    return {"read_s": seconds, "read_cpu_s": cpu, "json_floor_cpu_s": floor, "points": points}
+    return {
+        "read_s": seconds,
+        "read_cpu_s": cpu,
+        "json_floor_cpu_s": floor,
+        "points": points,
+        "read_peak_mb": read_peak,
+    }
 
 
 def phase_run(work: Path, commits: int) -> dict:
@@ -176,12 +183,12 @@ def main() -> int:
         print(
             f"read whole history, cold: {read['read_s']:.3f} s wall, {read['read_cpu_s']:.3f} s "
             f"CPU (orjson.loads alone: {read['json_floor_cpu_s']:.3f} s CPU) for "
-            f"{read['points']} points (target <= 2 s), peak {read['peak_mb']:.0f} MB "
+            f"{read['points']} points (target <= 2 s), peak {read['read_peak_mb']:.0f} MB "
             "(target <= 500 MB)"
         )
         print(
             f"read whole history, warm cache: {warm['read_s']:.3f} s wall, "
-            f"{warm['read_cpu_s']:.3f} s CPU, peak {warm['peak_mb']:.0f} MB"
+            f"{warm['read_cpu_s']:.3f} s CPU, peak {warm['read_peak_mb']:.0f} MB"
         )
         load = os.getloadavg()[0]
         print(f"load average {load:.1f} on {os.cpu_count()} CPUs: wall times include waiting")
@@ -190,7 +197,7 @@ def main() -> int:
     ok = (
         run["run_s"] <= TARGETS["run_s"]
         and read["read_s"] <= TARGETS["read_s"]
-        and max(run["peak_mb"], read["peak_mb"], warm["peak_mb"]) <= TARGETS["peak_mb"]
+        and max(run["peak_mb"], read["read_peak_mb"], warm["read_peak_mb"]) <= TARGETS["peak_mb"]
     )
     return 0 if ok else 1
 

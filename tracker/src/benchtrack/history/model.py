@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import orjson
 
 from benchtrack.history.extra import parse_many, parse_ranges
 from benchtrack.history.format import SMALLER_SUFFIX, SMALLER_TOOL, DataJs
@@ -119,7 +121,7 @@ class History:
 def build_runner(key: str, parsed: DataJs) -> RunnerHistory:
     """Columns of a checked data.js, grouped per benchmark name."""
     entries = parsed.data["entries"]
-    commits: list[CommitInfo] = []
+    rows: list[list[str]] = []  # commits as (id, message, timestamp, url, author)
     commit_at: dict[str, int] = {}
     n = len(parsed.benches)
     point_commit = np.empty(n, dtype=np.int32)
@@ -132,21 +134,24 @@ def build_runner(key: str, parsed: DataJs) -> RunnerHistory:
             c = entry["commit"]
             index = commit_at.get(c["id"])
             if index is None:
-                index = commit_at[c["id"]] = len(commits)
+                index = commit_at[c["id"]] = len(rows)
                 author = c.get("author")
-                commits.append(
-                    CommitInfo(
+                rows.append(
+                    [
                         c["id"],
                         c.get("message", ""),
                         c.get("timestamp", ""),
                         c.get("url") or "",
                         author.get("name", "") if isinstance(author, dict) else "",
-                    )
+                    ]
                 )
             point_commit[lo:hi] = index
             point_date[lo:hi] = int(entry["date"])
             if smaller or entry.get("tool") == SMALLER_TOOL:
                 smaller_names.update(b["name"] for b in parsed.benches[lo:hi])
+    # The few strings kept (commits, names, units) are copied out of the parse tree: objects
+    # left behind in it would pin its memory arenas, and the next file's tree would come on top.
+    commits = [CommitInfo(*row) for row in _fresh(rows)]
     benches = parsed.benches
     names = parsed.names
     values = np.array(parsed.values, dtype=np.float64)
@@ -158,18 +163,18 @@ def build_runner(key: str, parsed: DataJs) -> RunnerHistory:
     if len(missing):
         spread[missing] = parse_ranges([benches[i].get("range", "") for i in missing])
     # Group point indices by name, keeping history order inside each group (stable sort).
-    order_names = sorted(set(names))
+    order_names = _fresh(sorted(set(names)))
     code_of = {name: i for i, name in enumerate(order_names)}
     codes = np.array([code_of[x] for x in names], dtype=np.int32)
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(len(order_names) + 1))
+    units = _fresh([benches[int(order[b])]["unit"] for b in bounds[:-1]])
     series: dict[str, Series] = {}
     for i, name in enumerate(order_names):
         idx = order[bounds[i] : bounds[i + 1]]
-        first = int(idx[0])
         series[name] = Series(
             name=name,
-            unit=benches[first]["unit"],
+            unit=units[i],
             direction="smaller" if name in smaller_names else "bigger",
             suite=name.split("/", 1)[0],
             commit_index=point_commit[idx],
@@ -188,8 +193,13 @@ def build_runner(key: str, parsed: DataJs) -> RunnerHistory:
         cpus=cpus,
         commits=commits,
         series=series,
-        entries={name: len(runs) for name, runs in entries.items()},
+        entries=_fresh({name: len(runs) for name, runs in entries.items()}),
     )
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of strings, lists and dicts in new objects, allocated side by side."""
+    return orjson.loads(orjson.dumps(value))
 
 
 def _runner_size(key: str, labels: list[str], cpus: np.ndarray) -> tuple[str, int]:
