@@ -45,7 +45,7 @@ def _bootstrap_medians(x: np.ndarray, rng: np.random.Generator, resamples: int) 
 @functools.lru_cache(maxsize=64)
 def _draw_counts(sizes: tuple[int, ...], resamples: int) -> tuple[np.ndarray, ...]:
     """For each sample size drawn in turn from a fresh `_rng()` (as `_bootstrap_medians` draws
-    them): how often each resample picks each sample, a (resamples, n) matrix of small ints.
+    them): how often each resample picks each sample, an (n, resamples) matrix of small ints.
 
     Every call starts from the same seed, so the draws depend only on the sizes: drawn once and
     reused for every benchmark of those sizes.
@@ -54,8 +54,9 @@ def _draw_counts(sizes: tuple[int, ...], resamples: int) -> tuple[np.ndarray, ..
     out = []
     for n in sizes:
         idx = rng.integers(0, n, size=(resamples, n))
-        counts = np.zeros((resamples, n), dtype=_count_dtype(n))
-        np.add.at(counts, (np.arange(resamples)[:, None], idx), 1)
+        flat = (np.arange(resamples)[:, None] * n + idx).ravel()
+        counts = np.bincount(flat, minlength=resamples * n).reshape(resamples, n)
+        counts = np.ascontiguousarray(counts.T, dtype=_count_dtype(n))
         counts.flags.writeable = False
         out.append(counts)
     return tuple(out)
@@ -69,8 +70,8 @@ def _resampled_medians(samples: tuple[np.ndarray, ...], resamples: int) -> list[
     """`_bootstrap_medians` of each of `samples` drawn in turn from one fresh `_rng()`: the same
     numbers, without building and partitioning a (resamples, n) matrix of values per benchmark.
 
-    With `s` the sorted samples and a resample's counts taken in that order, its k-th smallest
-    value is `s[j]` for the first j whose running count exceeds k; np.median averages the two
+    With `s` the sorted samples, a resample's k-th smallest value is `s[j]` for the number j of
+    sorted positions whose running count of draws is still <= k; np.median averages the two
     middle order statistics (one for odd n), and so does this, bit for bit.
     """
     if not all(len(x) and np.isfinite(x).all() for x in samples):  # NaN: median's own rules
@@ -80,10 +81,15 @@ def _resampled_medians(samples: tuple[np.ndarray, ...], resamples: int) -> list[
     for x, counts in zip(samples, _draw_counts(tuple(map(len, samples)), resamples), strict=True):
         n = len(x)
         order = np.argsort(x, kind="stable")
+        running = np.zeros(resamples, dtype=counts.dtype)
+        lo = np.zeros(resamples, dtype=counts.dtype)  # order statistic (n - 1) // 2 is s[lo]
+        hi = np.zeros(resamples, dtype=counts.dtype)  # and n // 2 is s[hi]
+        for j in order[:-1]:  # after the last position every count is n: it adds nothing
+            running += counts[j]
+            lo += running <= (n - 1) // 2
+            hi += running <= n // 2
         s = x[order]
-        running = np.cumsum(counts[:, order], axis=1, dtype=counts.dtype)
-        lo = s[np.count_nonzero(running <= (n - 1) // 2, axis=1)]
-        out.append(lo if n % 2 else (lo + s[np.count_nonzero(running <= n // 2, axis=1)]) / 2)
+        out.append(s[lo] if n % 2 else (s[lo] + s[hi]) / 2)
     return out
 
 
