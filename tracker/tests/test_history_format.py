@@ -6,6 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchtrack import synthetic
@@ -167,3 +168,26 @@ def test_splice_refuses_a_layout_json_stringify_did_not_write():
     assert fmt.splice(raw, data, {"new": [entry]}) is None
     data["entries"] = {"k": [], "j": [entry]}
     assert fmt.splice(fmt.dumps(data), data, {"k": [entry]}) is None  # the action's `[]`
+
+
+def test_extras_parse_fast_paths_agree_with_the_one_by_one_parse():
+    from benchtrack.history import extra
+
+    def one_by_one(extras):
+        return [extra.parse_extra(e) for e in extras]
+
+    same = [
+        extra.format_extra("ubuntu-latest", 2, 10, (lo, lo * 1.5), "rust")
+        for lo in (1e-7, 0.5, 3.0, 2.5e21, 123456.789)
+    ]
+    mixed = [*same, extra.format_extra("ubuntu-latest", 4, 7, (1.0, 2.0), "perl"), "a note"]
+    for extras in (same, mixed, [*same[:2], "runner=x; cpus=2; samples=10; ci=1..2..3; suite=s"]):
+        got = extra.parse_many(extras)
+        for i, fields in enumerate(one_by_one(extras)):
+            lo, _, hi = fields.get("ci", "").partition("..")
+            assert got.cpus[i] == int(fields.get("cpus", -1))
+            assert got.samples[i] == int(fields.get("samples", -1))
+            for value, text in ((got.ci_lo[i], lo), (got.ci_hi[i], hi)):
+                expected = extra._float(text)
+                assert value == expected or (np.isnan(value) and np.isnan(expected))
+    assert extra._parse_uniform(same) is not None  # the uniform case takes the fast path
