@@ -132,3 +132,19 @@ def test_ci_runner_label_and_cpus_come_from_the_environment(repo, monkeypatch):
     doc = ResultDocument.load(repo / "target/bench/results/perl.json")
     assert doc.runner.key == "ubuntu-latest-4cpu"
     assert not (repo / ".bench/history").exists()
+
+
+def test_results_only_mode_neither_compares_nor_keeps_a_baseline(repo, capsys, monkeypatch):
+    script = repo / "suite.py"
+    script.write_text(script.read_text() + "\nprint('filter', os.environ.get('BENCH_FILTER'))\n")
+    assert bench_local("--suite", "perl") == 0  # a baseline exists now
+    monkeypatch.setenv("BENCH_FILTER", "coro")  # as CI passes it
+    last = repo / ".bench/last" / f"local-{affinity_cpus()}cpu" / "perl.json"
+    before = last.read_bytes()
+    capsys.readouterr()
+    assert bench_local("--suite", "perl", "--no-history") == 0
+    out = capsys.readouterr().out
+    assert "no previous local run" not in out and "unchanged" not in out
+    assert last.read_bytes() == before
+    log = repo / "target/bench/logs" / f"local-{affinity_cpus()}cpu" / "perl.log"
+    assert "filter coro" in log.read_text()

@@ -61,7 +61,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=",".join(SUITES),
         help=f"comma-separated suites to run (default {','.join(SUITES)})",
     )
-    parser.add_argument("--filter", help="benchmark name filter for the harnesses (BENCH_FILTER)")
+    parser.add_argument(
+        "--filter",
+        default=os.environ.get("BENCH_FILTER") or None,
+        help="benchmark name filter for the harnesses (default: $BENCH_FILTER)",
+    )
     parser.add_argument(
         "--profile",
         choices=("quick", "full"),
@@ -81,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-history",
         action="store_true",
-        help="leave the history alone: only the result documents (CI: the publish job appends)",
+        help="results only: no comparison with the last run, no history (CI: publish appends)",
     )
     parser.add_argument(
         "--raw-command",
@@ -121,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
             results = RESULTS / (f"{runner.key}/" if len(cpu_counts) > 1 else "") / f"{suite}.json"
             doc = _measure(suite, runner, cpus, git.commit, args, out)
             doc.dump(results)
-            runs.append(_compare(SuiteRun(suite, runner, doc, results), args.threshold, out))
+            run = SuiteRun(suite, runner, doc, results)
+            runs.append(_compare(run, args.threshold, out, baseline=not args.no_history))
     comparisons = [r.comparison for r in runs if r.comparison is not None]
     print_report(comparisons, args)
     for r in runs:
@@ -245,21 +250,23 @@ def _escape(text: str) -> str:
     return text.replace("[", r"\[")
 
 
-def _compare(run: SuiteRun, threshold: float, out) -> SuiteRun:
+def _compare(run: SuiteRun, threshold: float, out, baseline: bool = True) -> SuiteRun:
+    """Compare with the last local run of this runner size (or, without `baseline`, with nothing:
+    CI's table of results), then keep this run as the next one's baseline."""
     if run.doc is None:
         return run
     last = LAST / run.runner.key / f"{run.suite}.json"
     previous = None
-    if last.is_file():
+    if baseline and last.is_file():
         try:
             previous = ResultDocument.load(last)
         except BadInput as error:
             out.print(f"warning: ignoring the previous run: {error}", markup=False)
-    run.previous = previous is not None
+    run.previous = previous is not None or not baseline
     run.comparison = compare_documents(
         previous, run.doc, threshold, base_source=last, head_source=run.results
     )
-    if run.doc.benchmarks:  # a run that measured nothing does not replace a useful baseline
+    if baseline and run.doc.benchmarks:  # an empty run does not replace a useful baseline
         run.doc.dump(last)
     return run
 
