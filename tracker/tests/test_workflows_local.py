@@ -234,7 +234,7 @@ def test_corrupt_data_js_fails_publish_and_leaves_history(world):
     assert "data.js" in done.stderr
     assert git(checkout, "ls-remote", "origin", "refs/heads/gh-pages").split()[0] == broken
     # Put the history back for any later test.
-    git(pages, "revert", "--no-edit", "-q", "HEAD")
+    git(pages, "-c", "user.name=x", "-c", "user.email=x@x", "revert", "--no-edit", "HEAD")
     git(pages, "push", "-q", "origin", "gh-pages")
 
 
