@@ -318,14 +318,17 @@ def _columns(flat: list[Any]) -> tuple[list[str], list[int | float], list[str]] 
     except KeyError:
         return None
     extras, ranges = _optional(flat, "extra"), _optional(flat, "range")
-    if set(map(type, names)) != {str} or "" in set(names) or set(map(type, units)) != {str}:
+    if set(map(type, names)) != {str} or "" in names or set(map(type, units)) != {str}:
         return None
     if set(map(type, extras)) != {str} or set(map(type, ranges)) != {str}:
         return None
     if not set(map(type, values)) <= {int, float}:
         return None
-    floats = [v for v in values if type(v) is float]
-    return (names, values, extras) if all(map(math.isfinite, floats)) else None
+    try:
+        finite = bool(np.isfinite(np.array(values, dtype=np.float64)).all())
+    except OverflowError:  # an int beyond any float: a number all the same
+        finite = all(math.isfinite(v) for v in values if type(v) is float)
+    return (names, values, extras) if finite else None
 
 
 def _optional(flat: list[dict[str, Any]], key: str) -> list[Any]:
