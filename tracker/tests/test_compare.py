@@ -198,7 +198,7 @@ def test_runner_key_is_the_comparison_key():
     assert Runner("ubuntu-latest", 4, "", "", "").key == base_doc().runner.key
 
 
-@pytest.mark.parametrize("sizes", [(10, 10), (5, 7), (30, 1), (200, 9)])
+@pytest.mark.parametrize("sizes", [(10, 10), (5, 7), (30, 1), (200, 9), (300, 6)])
 def test_fast_bootstrap_equals_the_plain_definition_bit_for_bit(sizes):
     """stats resamples via cached draw counts; the numbers must be np.median's of x[idx]."""
     rng = np.random.default_rng(sizes[0])

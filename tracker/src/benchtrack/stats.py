@@ -42,7 +42,10 @@ def _bootstrap_medians(x: np.ndarray, rng: np.random.Generator, resamples: int) 
     return np.median(x[idx], axis=1)
 
 
-@functools.lru_cache(maxsize=64)
+COUNTED_UP_TO = 256  # samples per side: larger sizes resample the plain way (same numbers)
+
+
+@functools.lru_cache(maxsize=16)
 def _draw_counts(sizes: tuple[int, ...], resamples: int) -> tuple[np.ndarray, ...]:
     """For each sample size drawn in turn from a fresh `_rng()` (as `_bootstrap_medians` draws
     them): how often each resample picks each sample, an (n, resamples) matrix of small ints.
@@ -74,8 +77,8 @@ def _resampled_medians(samples: tuple[np.ndarray, ...], resamples: int) -> list[
     sorted positions whose running count of draws is still <= k; np.median averages the two
     middle order statistics (one for odd n), and so does this, bit for bit.
     """
-    if not all(len(x) and np.isfinite(x).all() for x in samples):  # NaN: median's own rules
-        rng = _rng()
+    if not all(0 < len(x) <= COUNTED_UP_TO and np.isfinite(x).all() for x in samples):
+        rng = _rng()  # NaN follows median's own rules; big sizes would cache big matrices
         return [_bootstrap_medians(x, rng, resamples) for x in samples]
     out = []
     for x, counts in zip(samples, _draw_counts(tuple(map(len, samples)), resamples), strict=True):
