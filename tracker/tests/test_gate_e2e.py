@@ -113,6 +113,8 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     git(repo, "tag", "c3")
     git(repo, "checkout", "-q", "-b", "broken", "c1")
     commit(repo, "syntax error", {"bench.pl": "sub broken {\n"})
+    git(repo, "checkout", "-q", "-b", "dies", "c1")
+    commit(repo, "measures, then exits 1", {"bench.pl": bench(3000, 1000) + "exit 1;\n"})
     git(repo, "checkout", "-q", "main")
     return repo
 
@@ -181,3 +183,9 @@ def test_unknown_ref_is_bad_input(repo: Path) -> None:
     code, doc, text = gate(repo, "--base", "no-such-ref")
     assert code == 2 and doc is None
     assert "no-such-ref" in text and "Traceback" not in text
+
+
+def test_harness_exit_status_is_a_failure_even_with_output(repo: Path) -> None:
+    code, doc, text = gate(repo, "--base", "c1", "--head", "dies", "--rounds", "3")
+    assert code == 3, text
+    assert "fixture" in doc["failed"]["head"] and not doc["failed"]["base"]

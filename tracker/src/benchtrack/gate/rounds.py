@@ -171,7 +171,20 @@ def run_once(
         raise SuiteFailed(SuiteFailure(co.side, suite.name, "run", f"{tail}\n{e}", log)) from None
     if code != 0 and not parsed.errors and not parsed.benchmarks:
         raise SuiteFailed(SuiteFailure(co.side, suite.name, "run", tail, log))
-    return parsed.benchmarks, parsed.errors
+    errors = list(parsed.errors)
+    if code != 0 and not errors:
+        # The harness said something failed but its output names nothing: never let the missing
+        # benchmarks pass as "present on one side only".
+        errors.append(
+            _RunError(suite.name, f"exit {code}: {tail.splitlines()[-1] if tail else ''}")
+        )
+    return parsed.benchmarks, errors
+
+
+@dataclass(frozen=True)
+class _RunError:
+    name: str
+    message: str
 
 
 def build(suite: Suite, co: Checkout, env: dict[str, str], log: Path) -> None:
@@ -249,7 +262,7 @@ def interleave(
                     data.add(co.side, rnd, b.name, list(b.samples), meta)
                 data.run_seconds.setdefault(suite.name, []).append(time.monotonic() - t0)
                 for e in errors:
-                    if not pattern or pattern.search(e.name):
+                    if not pattern or pattern.search(e.name) or isinstance(e, _RunError):
                         data.errors[co.side].setdefault(e.name, e.message)
                 progress(
                     f"round {rnd + 1}/{looks[-1]} {suite.name} {co.side}: "
