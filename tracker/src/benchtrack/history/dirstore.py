@@ -11,13 +11,13 @@ import ctypes
 import fcntl
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from benchtrack.errors import BadInput
+from benchtrack.fsutil import atomic_write
 from benchtrack.history import cache
 from benchtrack.history import format as fmt
 from benchtrack.history.append import NewEntry, Outcome, apply, ensure_grows
@@ -145,7 +145,7 @@ class DirStore:
                         (self.root / self.relpath(key), _serialise(raws[key], parsed, data, before))
                     )
             for path, pieces in writes:
-                _atomic_write(path, pieces)
+                atomic_write(path, pieces)
             return outcomes
 
     @contextmanager
@@ -194,18 +194,3 @@ def _libc() -> ctypes.CDLL | None:
 
 
 _LIBC = _libc()
-
-
-def _atomic_write(path: Path, pieces: list[bytes | memoryview]) -> None:
-    """fsutil.atomic_write of the concatenated pieces, without concatenating 100 MB."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.writelines(pieces)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
