@@ -1011,13 +1011,12 @@
       ...SHOW.map((k) => el('label', { class: 'seg' },
         el('input', { type: 'radio', name: 'show', value: k, checked: state.show === k, onchange: () => { state.show = k; saveState(); render(); } }),
         el('span', null, SHOW_LABEL[k] + ' ', el('span', { class: 'n', text: counts[k] })))));
-    const gen = IDX.detect && IDX.detect.generated;
-    const when = gen && !isNaN(Date.parse(gen)) ? dateText(Date.parse(gen) / 1000) : '';
+    const when = IDX.lastUpdate ? dateText(IDX.lastUpdate / 1000) : '';
     const intro = el('div', { class: 'bench-head' },
       el('h2', { text: 'Regressions' }),
       el('p', { class: 'unit' }, 'Steps in the history found by change-point detection (one benchmark on one runner size; sizes are never compared). ',
         'A regression is a loss: lower throughput, or a rise of a lower-is-better metric. ',
-        el('span', { class: 'badge', text: 'new' }), ' = first reported by the latest publish' + (when ? ` (${when})` : '') + '.'),
+        el('span', { class: 'badge', text: 'new' }), ' = first reported after the latest data' + (when ? ` (${when})` : '') + '.'),
       filters);
     const hidden = all.length - rows.length;
     const note = hidden ? ` · ${hidden} hidden by the runner or name filter` : '';
@@ -1042,7 +1041,7 @@
       tb.append(el('tr', { class: bad ? 'worse' : 'better', 'data-series': c.series, 'data-runner': c.runner, 'data-commit': c.commit, 'data-new': c.new ? '1' : null },
         el('th', { scope: 'row', 'data-label': head[0] },
           el('a', { class: 'series', href: hashFor({ view: 'bench', bench: c.series, runners: [c.runner], from: w.from, to: w.to }), text: c.series }),
-          c.new ? el('span', { class: 'badge', title: 'First reported by the latest publish', text: 'new' }) : null),
+          c.new ? el('span', { class: 'badge', title: 'First reported after the latest data', text: 'new' }) : null),
         el('td', { class: 'runner-cell', 'data-label': head[1] }, runnerSwatch(c.runner), ' ', runnerSize(c.runner)),
         el('td', { class: 'commit', 'data-label': head[2] },
           url ? el('a', { href: url, rel: 'noopener', title: 'Open commit ' + c.commit }, id) : id,

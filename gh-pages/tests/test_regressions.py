@@ -23,7 +23,10 @@ from dashboard_fixture import (
     make_step_history,
     run_cli,
     run_site,
+    step_value,
 )
+
+from benchtrack.history.format import dumps
 
 WORSE_RGB = (0xD5, 0x5E, 0x00)  # the vermillion of a regression's marker (WORSE in app.js)
 REGRESSIONS = [s for s in STEPS if s[4]]
@@ -81,14 +84,30 @@ def test_detect_finds_each_step_and_the_index_carries_them(stepped: Built) -> No
     assert rayon["after"] / rayon["before"] == pytest.approx(0.8, abs=0.01)
 
 
-def test_a_later_publish_of_the_same_history_marks_nothing_new(
+def test_a_later_publish_without_a_new_step_marks_nothing_new(
     stepped: Built, tmp_path: Path
 ) -> None:
     import shutil
 
     history = tmp_path / "h"
     shutil.copytree(stepped.history, history)
-    time.sleep(1.1)  # detect stamps publishes to the second
+    # The next publish: one more commit on every series, at the levels after the steps, appended
+    # after the first detect run (detect stamps whole seconds), then detect again.
+    time.sleep(1.1)
+    now_ms = int(time.time() * 1000)
+    for key in STEP_RUNNERS:
+        path = history / "bench" / key / "data.js"
+        data = orjson.loads(path.read_bytes().split(b"=", 1)[1])
+        for entries in data["entries"].values():
+            last = entries[-1]
+            entry = {**last, "date": now_ms, "commit": {**last["commit"], "id": "f" * 40}}
+            entry["benches"] = [
+                {**b, "value": step_value(b["name"], key, STEP_COMMITS)} for b in last["benches"]
+            ]
+            entries.append(entry)
+        data["lastUpdate"] = now_ms
+        path.write_bytes(dumps(data))
+    time.sleep(1.1)
     assert run_cli("detect", str(history), "--write").returncode == 0
     assert run_site(str(history), "--out", str(tmp_path / "out")).returncode == 0
     index = load_index(tmp_path / "out")

@@ -243,21 +243,21 @@ class SiteData:
     groups: dict[str, tuple[str, str]]  # file name -> (group key, JSON text of its series)
 
 
-def _index_changes(history: SiteHistory, position: dict[str, int], benches: Any) -> list[dict]:
+def _index_changes(
+    history: SiteHistory, position: dict[str, int], benches: Any, last_update: int
+) -> list[dict]:
     """The change points the dashboard draws and lists: those whose commit, benchmark and runner
     are in the history, newest commit first (then series, runner), each with its commit's index
-    `i` and `new`: first reported by the latest publish, i.e. its first_seen is the `generated`
-    time of the changes.json that `detect --write` last wrote (without one: the newest
-    first_seen)."""
+    `i` and `new`: first seen by the detect run that followed the latest data, i.e. its
+    first_seen is not before the history's last append (`last_update`, ms). Publishing and
+    bench-local both append, then detect; detect stamps whole seconds, hence the floor."""
     runners = history.model.runners
     known = [
         c
         for c in history.changes
         if c["commit"] in position and c["series"] in benches and c["runner"] in runners
     ]
-    latest = history.changes_generated or max(
-        (c["first_seen"] for c in known if c["first_seen"]), default=None
-    )
+    since = last_update // 1000
     out = []
     for c in sorted(known, key=lambda c: (-position[c["commit"]], c["series"], c["runner"])):
         out.append(
@@ -271,7 +271,7 @@ def _index_changes(history: SiteHistory, position: dict[str, int], benches: Any)
                 "regression": c["regression"],
                 "before": quantise(c["before"], 4) if c["before"] is not None else None,
                 "after": quantise(c["after"], 4) if c["after"] is not None else None,
-                "new": latest is not None and c["first_seen"] == latest,
+                "new": (_epoch_seconds(c["first_seen"] or "") or -1) >= since,
             }
         )
     return out
@@ -399,7 +399,7 @@ def derive(history: SiteHistory) -> SiteData:
             payloads[entry["ofile"]] = (f"{suite}/{group}#o", "{" + ",".join(chunks_o) + "}")
         suites.setdefault(suite, []).append(entry)
 
-    changes = _index_changes(history, position, metas)
+    changes = _index_changes(history, position, metas, last_update)
     repo_url = next(
         (_repo_from_commit_url(c["url"]) for c in reversed(order) if "/commit/" in c["url"]), ""
     )
