@@ -40,3 +40,10 @@ def test_quick_keeps_the_seed_ratios():
     assert q.mix_sleep / q.sleep == pytest.approx(f.mix_sleep / f.sleep)
     assert q.sleeps == f.sleeps == 3
     assert q.rounds is not None and q.rounds >= 5
+
+
+def test_round_is_a_short_quick_with_the_same_shape():
+    q, r = params.QUICK, params.ROUND
+    assert r.mix_sleep / r.sleep == pytest.approx(q.mix_sleep / q.sleep)
+    assert r.sleeps == q.sleeps and r.rounds is not None and 5 <= r.rounds < q.rounds
+    assert r.sleep < q.sleep and r.files * r.file_bytes < q.files * q.file_bytes

@@ -2,7 +2,7 @@
 
 ``BENCH_PROFILE`` picks the sizes: ``quick`` (default) scales seed 004's sleeps and sizes down so
 the whole suite measures in about a minute on 2 cores; ``full`` uses the seed's own figures and
-pytest-benchmark's own round calibration. ``BENCH_THREADS`` sizes every pool the patterns size to
+pytest-benchmark's own round calibration; ``round`` is the PR gate's short per-round measurement. ``BENCH_THREADS`` sizes every pool the patterns size to
 the CPUs (default: the CPUs this process may run on, so ``taskset`` is honoured).
 """
 
@@ -60,7 +60,23 @@ FULL = Sizes(
     rounds=None,
 )
 
-PROFILES = {"quick": QUICK, "full": FULL}
+# One short measurement per gate round (benchtrack.toml): the gate repeats rounds and pairs them,
+# so each round only needs a stable median, not the quick profile's ten rounds.
+ROUND = Sizes(
+    profile="round",
+    sleep=0.02,
+    sleeps=3,
+    files=4,
+    file_bytes=1 * MIB,
+    sigma_n=2 * 10**5,
+    sigma_times=3,
+    sleep0_every=1000,
+    mix_sleep=0.1,
+    mix_sigma_n=5 * 10**4,
+    rounds=5,  # the fewest a result document accepts
+)
+
+PROFILES = {"quick": QUICK, "full": FULL, "round": ROUND}
 
 
 def bench_profile() -> Sizes:
