@@ -34,6 +34,14 @@ else:
     name = {"python": "pytest", "perl": "perl"}[suite]
     (raw / suite).mkdir(parents=True, exist_ok=True)
     shutil.copy(fixtures / name / f"{name}.json", raw / suite / f"{name}.json")
+if suite == "perl" and os.environ.get("HALVE_PERL"):  # a run that really got slower
+    import json
+    path = raw / "perl" / "perl.json"
+    doc = json.loads(path.read_text())
+    for b in doc["benchmarks"]:
+        if b.get("direction", "bigger") == "bigger":
+            b["samples"] = [x / 2 for x in b["samples"]]
+    path.write_text(json.dumps(doc))
 print("measured", suite, "profile", os.environ.get("BENCH_PROFILE"))
 """
 
@@ -148,3 +156,12 @@ def test_results_only_mode_neither_compares_nor_keeps_a_baseline(repo, capsys, m
     assert last.read_bytes() == before
     log = repo / "target/bench/logs" / f"local-{affinity_cpus()}cpu" / "perl.log"
     assert "filter coro" in log.read_text()
+
+
+def test_a_slower_rerun_is_shown_but_judging_is_left_to_the_gate(repo, capsys, monkeypatch):
+    assert bench_local("--suite", "perl") == 0
+    capsys.readouterr()
+    monkeypatch.setenv("HALVE_PERL", "1")
+    assert bench_local("--suite", "perl") == 0
+    out = capsys.readouterr().out
+    assert "regressed" in out and "cargo make gate -- --base" in out

@@ -31,7 +31,7 @@ from benchtrack import detect, site
 from benchtrack.commands.compare import add_report_arguments, exit_code, print_report
 from benchtrack.commands.ingest import add_metadata_arguments
 from benchtrack.compare import SuiteComparison, compare_documents
-from benchtrack.errors import BadInput, BenchtrackError
+from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput, BenchtrackError
 from benchtrack.history import new_entries, open_store
 from benchtrack.ingest import ingest
 from benchtrack.report.terminal import console
@@ -137,7 +137,18 @@ def run(args: argparse.Namespace) -> int:
                 markup=False,
             )
     _append_history(runs, args, out)
-    return exit_code(comparisons)
+    code = exit_code(comparisons)
+    if code == EXIT_REGRESSION:
+        # Two separate runs differ by more than either run's own spread (measured: 12 of 80
+        # benchmarks "regressed" re-running one commit on a quiet machine), so this comparison
+        # shows changes; judging them is the interleaved gate's job.
+        out.print(
+            "note: separate runs differ by more than each run's ±; to confirm a regression, "
+            "run base and head interleaved: cargo make gate -- --base <ref>",
+            markup=False,
+        )
+        return EXIT_OK
+    return code
 
 
 def _suites(text: str) -> list[str]:
