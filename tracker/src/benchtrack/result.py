@@ -102,6 +102,11 @@ class Commit:
         }
 
 
+def runner_key(label: str, cpus: int) -> str:
+    """The runner size `<label>-<cpus>cpu`, slugged: results compare only within one key."""
+    return slug(f"{label}-{cpus}cpu")
+
+
 @dataclass(frozen=True)
 class Runner:
     label: str
@@ -112,8 +117,7 @@ class Runner:
 
     @property
     def key(self) -> str:
-        """The runner size `<label>-<cpus>cpu`, slugged: results compare only within one key."""
-        return slug(f"{self.label}-{self.cpus}cpu")
+        return runner_key(self.label, self.cpus)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchtrack.errors import BadInput
-from benchtrack.result import slug
+from benchtrack.result import runner_key
 
 DEFAULT_CONFIG = Path(".github/bench-runners.toml")
 LARGER = "larger-runners"  # `enabled` value: on only when the repository opts in
@@ -26,7 +26,7 @@ class RunnerSize:
     @property
     def key(self) -> str:
         """The history key, the same as a result document's `Runner.key`."""
-        return slug(f"{self.runs_on}-{self.cpus}cpu")
+        return runner_key(self.runs_on, self.cpus)
 
     @property
     def taskset(self) -> str:
