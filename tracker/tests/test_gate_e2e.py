@@ -189,3 +189,26 @@ def test_harness_exit_status_is_a_failure_even_with_output(repo: Path) -> None:
     code, doc, text = gate(repo, "--base", "c1", "--head", "dies", "--rounds", "3")
     assert code == 3, text
     assert "fixture" in doc["failed"]["head"] and not doc["failed"]["base"]
+
+
+def test_a_cancelled_gate_removes_its_worktrees(repo: Path) -> None:
+    # CI cancels with SIGTERM; the worktrees (and their `git worktree` records) must not linger.
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchtrack.cli", "gate", "--base", "c1", "--head", "c3"],
+        cwd=repo,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    worktrees = repo / "target" / "gate" / "worktrees"
+    deadline = time.monotonic() + 60
+    while not (worktrees / "head").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert (worktrees / "head").exists(), "the gate never made its worktrees"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    assert not (worktrees / "base").exists() and not (worktrees / "head").exists()
+    assert "target/gate/worktrees" not in git(repo, "worktree", "list")

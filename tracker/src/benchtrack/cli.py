@@ -7,6 +7,8 @@ never a traceback; see benchtrack.errors.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 
 from benchtrack import __version__, commands
@@ -33,7 +35,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminated(signum: int, _frame: object) -> None:
+    # CI cancels a job with SIGTERM: unwind, so `finally` blocks remove worktrees and temp clones.
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
+    # Outside the main thread (an embedding program) signal() refuses: leave its handlers alone.
+    with contextlib.suppress(ValueError):
+        signal.signal(signal.SIGTERM, _terminated)
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
