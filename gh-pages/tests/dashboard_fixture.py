@@ -66,6 +66,53 @@ class Built:
     site: Path
 
 
+def _commit(i: int, message: str, author: dict[str, str]) -> dict[str, object]:
+    return {
+        "author": author,
+        "committer": author,
+        "distinct": True,
+        "id": commit_id(i),
+        "message": message,
+        "timestamp": f"2026-11-{i + 1:02d}T10:00:00Z",
+        "tree_id": "ab" * 20,
+        "url": f"{REPO_URL}/commit/{commit_id(i)}",
+    }
+
+
+def _add_run(entries: dict[str, list], key: str, cpus: int, i: int, commit: dict, measure) -> None:
+    """One run of every benchmark at commit `i`: an entry per direction, as the action writes.
+    `measure(name)` gives (value, range)."""
+    date = 1793527200000 + i * 86_400_000 + 3_600_000
+    for direction, entry in (("bigger", key), ("smaller", f"{key} (smaller is better)")):
+        benches = []
+        for name, (unit, d, _, _) in BENCHMARKS.items():
+            if d != direction:
+                continue
+            v, r = measure(name)
+            benches.append(
+                {
+                    "name": name,
+                    "value": v,
+                    "unit": unit,
+                    "range": f"± {r}",
+                    "extra": f"runner=local; cpus={cpus}; samples=10; "
+                    f"ci={v - r:.3f}..{v + r:.3f}; suite={name.split('/')[0]}",
+                }
+            )
+        tool = "customBiggerIsBetter" if direction == "bigger" else "customSmallerIsBetter"
+        entries.setdefault(entry, []).append(
+            {"commit": commit, "date": date, "tool": tool, "benches": benches}
+        )
+
+
+def _write_data_js(root: Path, key: str, entries: dict[str, list], commits: int) -> None:
+    data = {"lastUpdate": 1793527200000 + commits * 86_400_000, "repoUrl": REPO_URL}
+    data["entries"] = entries
+    path = root / "bench" / key / "data.js"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(dumps(data))
+
+
 def make_history(root: Path) -> Path:
     """bench/<runner-key>/data.js per runner size, in github-action-benchmark's format."""
     for key, cpus in RUNNERS.items():
@@ -77,49 +124,11 @@ def make_history(root: Path) -> Path:
             if i == XSS_AT:
                 author = {"email": "x@example.com", "name": "<b>Mallory</b>", "username": "mal"}
             message = XSS if i == XSS_AT else f"Commit number {i}: tune the walkers"
-            commit = {
-                "author": author,
-                "committer": author,
-                "distinct": True,
-                "id": commit_id(i),
-                "message": message,
-                "timestamp": f"2026-11-{i + 1:02d}T10:00:00Z",
-                "tree_id": "ab" * 20,
-                "url": f"{REPO_URL}/commit/{commit_id(i)}",
-            }
-            date = 1793527200000 + i * 86_400_000 + 3_600_000
-            for direction, entry in (("bigger", key), ("smaller", f"{key} (smaller is better)")):
-                benches = []
-                for name, (unit, d, _, _) in BENCHMARKS.items():
-                    if d != direction:
-                        continue
-                    v, r = value_of(name, cpus, i), range_of(name, cpus, i)
-                    suite = name.split("/")[0]
-                    benches.append(
-                        {
-                            "name": name,
-                            "value": v,
-                            "unit": unit,
-                            "range": f"± {r}",
-                            "extra": f"runner=local; cpus={cpus}; samples=10; "
-                            f"ci={v - r:.3f}..{v + r:.3f}; suite={suite}",
-                        }
-                    )
-                entries.setdefault(entry, []).append(
-                    {
-                        "commit": commit,
-                        "date": date,
-                        "tool": "customBiggerIsBetter"
-                        if direction == "bigger"
-                        else "customSmallerIsBetter",
-                        "benches": benches,
-                    }
-                )
-        data = {"lastUpdate": 1793527200000 + N_COMMITS * 86_400_000, "repoUrl": REPO_URL}
-        data["entries"] = entries
-        path = root / "bench" / key / "data.js"
-        path.parent.mkdir(parents=True)
-        path.write_bytes(dumps(data))
+            _add_run(
+                entries, key, cpus, i, _commit(i, message, author),
+                lambda name, cpus=cpus, i=i: (value_of(name, cpus, i), range_of(name, cpus, i)),
+            )  # fmt: skip
+        _write_data_js(root, key, entries, N_COMMITS)
     change = {
         "series": "rust/walk/rayon",
         "runner": "local-2cpu",
@@ -174,54 +183,19 @@ def step_value(name: str, key: str, i: int) -> float:
 
 def make_step_history(root: Path) -> Path:
     """bench/<runner-key>/data.js with the STEPS in them; no changes.json (detect writes it)."""
+    author = {"email": "dev@example.com", "name": "Dev One", "username": "devone"}
     for key, cpus in STEP_RUNNERS.items():
         entries: dict[str, list] = {}
         for i in range(STEP_COMMITS):
-            author = {"email": "dev@example.com", "name": "Dev One", "username": "devone"}
             message = XSS if i == STEP_XSS_AT else f"Commit number {i}: tune the walkers"
-            commit = {
-                "author": author,
-                "committer": author,
-                "distinct": True,
-                "id": commit_id(i),
-                "message": message + "\n\nA longer body that the dashboard does not show.",
-                "timestamp": f"2026-11-{i + 1:02d}T10:00:00Z",
-                "tree_id": "ab" * 20,
-                "url": f"{REPO_URL}/commit/{commit_id(i)}",
-            }
-            date = 1793527200000 + i * 86_400_000 + 3_600_000
-            for direction, entry in (("bigger", key), ("smaller", f"{key} (smaller is better)")):
-                benches = []
-                for name, (unit, d, _, _) in BENCHMARKS.items():
-                    if d != direction:
-                        continue
-                    v = step_value(name, key, i)
-                    r = round(v * 0.005, 3)
-                    benches.append(
-                        {
-                            "name": name,
-                            "value": v,
-                            "unit": unit,
-                            "range": f"± {r}",
-                            "extra": f"runner=local; cpus={cpus}; samples=10; "
-                            f"ci={v - r:.3f}..{v + r:.3f}; suite={name.split('/')[0]}",
-                        }
-                    )
-                entries.setdefault(entry, []).append(
-                    {
-                        "commit": commit,
-                        "date": date,
-                        "tool": "customBiggerIsBetter"
-                        if direction == "bigger"
-                        else "customSmallerIsBetter",
-                        "benches": benches,
-                    }
-                )
-        data = {"lastUpdate": 1793527200000 + STEP_COMMITS * 86_400_000, "repoUrl": REPO_URL}
-        data["entries"] = entries
-        path = root / "bench" / key / "data.js"
-        path.parent.mkdir(parents=True)
-        path.write_bytes(dumps(data))
+            body = message + "\n\nA longer body that the dashboard does not show."
+
+            def measure(name: str, key: str = key, i: int = i) -> tuple[float, float]:
+                v = step_value(name, key, i)
+                return v, round(v * 0.005, 3)
+
+            _add_run(entries, key, cpus, i, _commit(i, body, author), measure)
+        _write_data_js(root, key, entries, STEP_COMMITS)
     return root
 
 
