@@ -199,6 +199,15 @@ def make_step_history(root: Path) -> Path:
     return root
 
 
+# The phone the layout tests use (an iPhone-sized viewport, touch, 2x pixels).
+PHONE = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+}
+
+
 def context_options(**over: object) -> dict[str, object]:
     """Browser contexts bypass the page's Content-Security-Policy: Playwright's waits evaluate
     strings, which the CSP forbids, and the XSS test must prove that data is rendered as text

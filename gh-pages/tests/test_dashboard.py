@@ -14,6 +14,7 @@ from dashboard_fixture import (
     BENCHMARKS,
     FOUR_CPU_FROM,
     N_COMMITS,
+    PHONE,
     RUNNERS,
     STEP_AT,
     XSS,
@@ -413,12 +414,7 @@ def test_served_over_http_fetches_nothing_from_elsewhere(
 
 
 def test_phone_layout_has_no_horizontal_scroll(built: Built, browser: object, shots: Path) -> None:
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844},
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-    )
+    context = browser.new_context(**PHONE)
     page = Watched(context.new_page())
     open_page(page, url_of(built))
     p = page.page

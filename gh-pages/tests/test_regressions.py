@@ -11,6 +11,7 @@ from urllib.parse import parse_qs
 import orjson
 import pytest
 from dashboard_fixture import (
+    PHONE,
     STEP_COMMITS,
     STEP_RUNNERS,
     STEP_XSS_AT,
@@ -214,14 +215,7 @@ def test_a_row_opens_its_benchmark_on_its_runner_with_the_marker(
 
 
 def test_regressions_list_on_a_phone(stepped: Built, browser: object, shots: Path) -> None:
-    context = browser.new_context(
-        **context_options(
-            viewport={"width": 390, "height": 844},
-            device_scale_factor=2,
-            is_mobile=True,
-            has_touch=True,
-        )
-    )
+    context = browser.new_context(**context_options(**PHONE))
     page = Watched(context.new_page())
     p = page.page
     p.goto(url(stepped, "view=regressions&show=all"))
