@@ -161,13 +161,14 @@ def test_splice_refuses_a_layout_json_stringify_did_not_write():
     entry = {"commit": {"id": "c"}, "date": 1, "tool": fmt.BIGGER_TOOL, "benches": [{"x": 1}]}
     data["entries"]["k"] = [entry]
     raw = fmt.dumps(data)
+    scalars = {"lastUpdate": 2, "repoUrl": ""}
     added = {"k": [dict(entry, commit={"id": "d"})]}
-    assert fmt.splice(raw, data, added) is not None
+    assert fmt.splice(raw, ["k"], scalars, added) is not None
     compact = fmt.PREFIX + json.dumps(data).encode()
-    assert fmt.splice(compact, data, added) is None
-    assert fmt.splice(raw, data, {"new": [entry]}) is None
+    assert fmt.splice(compact, ["k"], scalars, added) is None
+    assert fmt.splice(raw, ["k"], scalars, {"new": [entry]}) is None
     data["entries"] = {"k": [], "j": [entry]}
-    assert fmt.splice(fmt.dumps(data), data, {"k": [entry]}) is None  # the action's `[]`
+    assert fmt.splice(fmt.dumps(data), ["k", "j"], scalars, {"k": [entry]}) is None  # `[]`
 
 
 def test_extras_parse_fast_paths_agree_with_the_one_by_one_parse():

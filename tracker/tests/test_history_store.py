@@ -12,6 +12,7 @@ from benchtrack.cli import main
 from benchtrack.history import format as fmt
 from benchtrack.history import new_entries, open_store
 from benchtrack.history.append import HistoryShrink, ensure_grows
+from benchtrack.history.scan import scan
 
 KEY = "ubuntu-latest-2cpu"
 
@@ -145,17 +146,44 @@ def test_validate_lists_duplicates_disorder_and_wrong_tools(tmp_path, capsys):
 def test_no_write_may_shrink_the_history(tmp_path):
     synthetic.history(tmp_path, commits=3, benches=10, runners=(2,))
     path = tmp_path / f"bench/{KEY}/data.js"
-    parsed = fmt.parse(path.read_bytes(), "d", for_write=True)
-    before = parsed.counts()
-    assert before[KEY][0] == 3
-    shrunk = parsed.data
-    shrunk["entries"][KEY] = shrunk["entries"][KEY][1:]
+    before = scan(path.read_bytes(), "d").outline()
+    ids, points = before[KEY]
+    assert (len(ids), points) == (3, 30)
+    ensure_grows(before, {KEY: ([*ids, "new"], points + 10)}, "d")  # growing is fine
+    for after in (
+        {KEY: (ids[1:], points - 10)},  # the first entry gone
+        {KEY: (ids, points - 1)},  # a bench gone
+        {KEY: ([ids[0], "other", ids[2]], points)},  # an entry replaced
+        {},  # the whole list gone
+    ):
+        with pytest.raises(HistoryShrink, match="history only grows"):
+            ensure_grows(before, after, "d")
+
+
+def test_append_refuses_bytes_that_would_lose_an_entry(tmp_path, monkeypatch):
+    """The written bytes are read back before they replace the file: a splice that drops an
+    entry (a bug) is refused with exit 2 and the file keeps every byte."""
+    synthetic.history(tmp_path / "h", commits=3, benches=10, runners=(2,))
+    path = tmp_path / f"h/bench/{KEY}/data.js"
+    original = path.read_bytes()
+    real_splice = fmt.splice
+
+    def lossy(raw, *args):
+        data = fmt.parse(raw, "d").data
+        data["entries"][KEY].pop(0)
+        shorter = fmt.dumps(data)  # the pieces, as bytes: ranges would be of the real file
+        pieces = real_splice(shorter, *args)
+        return [p if isinstance(p, bytes) else shorter[p[0] : p[0] + p[1]] for p in pieces]
+
+    monkeypatch.setattr(fmt, "splice", lossy)
+    docs = [(d.suite, d) for d in synthetic.run(3, 2, 10)]
     with pytest.raises(HistoryShrink, match="history only grows"):
-        ensure_grows(before, shrunk, "d")
-    parsed = fmt.parse(path.read_bytes(), "d", for_write=True)
-    parsed.data["entries"][KEY][0]["benches"].pop()
-    with pytest.raises(HistoryShrink):
-        ensure_grows(before, parsed.data, "d")
+        open_store(tmp_path / "h").append(new_entries(docs))
+    assert path.read_bytes() == original
+    monkeypatch.setattr(fmt, "splice", lambda raw, *args: [b"window.BENCHMARK_DATA = {"])
+    with pytest.raises(HistoryShrink, match="do not read back"):
+        open_store(tmp_path / "h").append(new_entries(docs))
+    assert path.read_bytes() == original
 
 
 def test_column_cache_serves_only_the_exact_bytes_it_was_built_from(tmp_path, monkeypatch):

@@ -37,6 +37,10 @@ class BadInput(BenchtrackError):
         tail = "" if got is None else f", got {_short(got)}"
         super().__init__(f"{where}: expected {expected}{tail}")
 
+    def __reduce__(self) -> tuple[type, tuple[str, str | None, str, object]]:
+        """Rebuilt from its parts (a history reader raises it in a worker process)."""
+        return (type(self), (self.source, self.field, self.expected, self.got))
+
 
 class BenchmarkFailed(BenchtrackError):
     """A benchmark failed to run: exit 3."""

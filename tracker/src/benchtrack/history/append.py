@@ -18,11 +18,11 @@ from benchtrack.history.format import (
     BIGGER_TOOL,
     SMALLER_SUFFIX,
     SMALLER_TOOL,
-    DataJs,
     empty,
     js_value,
 )
 from benchtrack.history.records import merged_benchmarks
+from benchtrack.history.scan import Outline, Scanned
 from benchtrack.result import Commit, ResultDocument
 
 APPENDED = "appended"
@@ -103,44 +103,80 @@ def repo_url(commit_url: str) -> str:
     return head if sep else ""
 
 
-def apply(
-    parsed: DataJs | None, entries: list[NewEntry], now_ms: int | None = None
-) -> tuple[dict[str, Any], list[Outcome]]:
-    """`parsed` (None: no file yet) with `entries` appended; the data to write and what happened.
+@dataclass
+class Plan:
+    """What appending changes in one data.js: entries to add after each list's last, the new
+    top-level scalars, and what happened to each new entry."""
+
+    added: dict[str, list[dict[str, Any]]]  # entry name -> new entries, in order
+    scalars: dict[str, Any]  # lastUpdate, repoUrl
+    outcomes: list[Outcome]
+
+    def document(self, data: dict[str, Any] | None = None) -> dict[str, Any]:
+        """`data` (the file's tree, None: no file yet) with the plan applied."""
+        out = data if data is not None else empty()
+        for name, runs in self.added.items():
+            out["entries"].setdefault(name, []).extend(runs)
+        out.update(self.scalars)
+        return out
+
+    def outline(self, before: Outline) -> Outline:
+        """The file's outline after the plan, from the one before it."""
+        after = dict(before)
+        for name, runs in self.added.items():
+            ids, points = after.get(name, ([], 0))
+            after[name] = (
+                ids + [run["commit"]["id"] for run in runs],
+                points + sum(len(run["benches"]) for run in runs),
+            )
+        return after
+
+
+def apply(scanned: Scanned | None, entries: list[NewEntry], now_ms: int | None = None) -> Plan:
+    """What appending `entries` to `scanned` (None: no file yet) does.
 
     `date` is the time of recording, as the action's is, but never earlier than the entry before
     it, so that every entry list stays ordered.
     """
-    data = parsed.data if parsed is not None else empty()
+    existing = scanned.doc.entries if scanned is not None else {}
+    scalars = {
+        "lastUpdate": scanned.doc.lastUpdate if scanned is not None else 0,
+        "repoUrl": scanned.doc.repoUrl if scanned is not None else "",
+    }
     now = int(time.time() * 1000) if now_ms is None else now_ms
+    added: dict[str, list[dict[str, Any]]] = {}
     outcomes: list[Outcome] = []
-    changed = False
     for new in entries:
-        runs = data["entries"].setdefault(new.entry_name, [])
+        runs = existing.get(new.entry_name, [])
+        mine = added.setdefault(new.entry_name, [])
         count = len(new.entry["benches"])
-        if any(run["commit"]["id"] == new.commit_id for run in runs):
+        recorded = any(run.commit.id == new.commit_id for run in runs) or any(
+            run["commit"]["id"] == new.commit_id for run in mine
+        )
+        if recorded:
             outcomes.append(Outcome(new.runner_key, new.entry_name, new.commit_id, ALREADY, count))
             continue
-        last = max((run["date"] for run in runs[-1:]), default=0)
+        last = mine[-1]["date"] if mine else runs[-1].date if runs else 0
         entry = dict(new.entry, date=js_value(max(now, int(last))))
-        runs.append(entry)
-        changed = True
+        mine.append(entry)
         outcomes.append(Outcome(new.runner_key, new.entry_name, new.commit_id, APPENDED, count))
         url = repo_url(entry["commit"]["url"])
-        if url and not data["repoUrl"]:
-            data["repoUrl"] = url
-    if changed:
-        data["lastUpdate"] = now
-    return data, outcomes
+        if url and not scalars["repoUrl"]:
+            scalars["repoUrl"] = url
+    added = {name: runs for name, runs in added.items() if runs}
+    if added:
+        scalars["lastUpdate"] = now
+    return Plan(added, scalars, outcomes)
 
 
-def ensure_grows(before: dict[str, tuple[int, int]], after: dict[str, Any], source: str) -> None:
-    """Refuse to write `after` if any entry list has fewer entries or points than `before`."""
-    for name, (runs, points) in before.items():
-        now = after["entries"].get(name, [])
-        now_points = sum(len(run["benches"]) for run in now)
-        if len(now) < runs or now_points < points:
+def ensure_grows(before: Outline, after: Outline, source: str) -> None:
+    """Refuse to write a file unless every entry list read is still there, its entries first
+    and in order, with as many points or more."""
+    for name, (ids, points) in before.items():
+        now_ids, now_points = after.get(name, ([], 0))
+        if now_ids[: len(ids)] != ids or now_points < points:
             raise HistoryShrink(
-                f"{source}: refusing to write entries.{name} with {len(now)} entries / "
-                f"{now_points} points, fewer than the {runs} / {points} read: history only grows"
+                f"{source}: refusing to write entries.{name} with {len(now_ids)} entries / "
+                f"{now_points} points where {len(ids)} / {points} were read (or not those "
+                "first): history only grows"
             )

@@ -7,21 +7,29 @@ and replace each file atomically: a refused append leaves every byte as it was.
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import os
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
+
+import msgspec
 
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import atomic_write
-from benchtrack.history import cache
+from benchtrack.fsutil import mapped, staged
 from benchtrack.history import format as fmt
-from benchtrack.history.append import NewEntry, Outcome, apply, ensure_grows
-from benchtrack.history.model import History, RunnerHistory, build_runner
+from benchtrack.history.append import (
+    HistoryShrink,
+    NewEntry,
+    Outcome,
+    Plan,
+    apply,
+    ensure_grows,
+)
+from benchtrack.history.model import History
+from benchtrack.history.reader import read_runners
+from benchtrack.history.scan import Outline, Scanned, outline, scan
 from benchtrack.history.validate import problems_in
 
 BENCH = "bench"
@@ -63,34 +71,14 @@ class DirStore:
             return []
         return sorted(p.parent.name for p in bench.glob(f"*/{DATA_JS}") if p.is_file())
 
-    def _load(self, key: str, *, for_write: bool) -> fmt.DataJs | None:
-        return fmt.load(self.root / self.relpath(key), self._show(key), for_write=for_write)
-
     def _show(self, key: str) -> str:
         """How errors name a file: the spec's view of it (`HISTORY/bench/<key>/data.js`)."""
         return f"{self.spec.rstrip('/')}/{self.relpath(key)}"
 
     def read(self) -> History:
         self._check_root(creating=False)
-        return History(self.spec, {key: self._read_runner(key) for key in self.keys()})
-
-    def _read_runner(self, key: str) -> RunnerHistory:
-        """One runner's columns: from the cache when it holds these exact bytes, else parsed
-        (one file's parse tree at a time, dropped before the next: bounds peak memory)."""
-        show = self._show(key)
-        raw = fmt.read_raw(self.root / self.relpath(key), show)
-        if raw is None:
-            raise BadInput(show, None, "a readable data.js (it vanished while reading)")
-        sha, size = cache.digest(raw), len(raw)
-        runner = cache.load(key, sha, size)
-        if runner is None:
-            data = fmt.decode(raw, show)
-            del raw  # only the parse tree in memory while the columns are gathered
-            runner = build_runner(key, fmt.check(data, show))
-            del data
-            cache.save(runner, sha, size)
-            _give_back_freed_memory()  # before the next file's tree is built on top
-        return runner
+        files = [(key, self.root / self.relpath(key), self._show(key)) for key in self.keys()]
+        return History(self.spec, read_runners(files))
 
     def validate(self) -> list[str]:
         """Every problem found, one line each (empty: the history is valid)."""
@@ -105,13 +93,16 @@ class DirStore:
                         "slugged to [a-z0-9._-]"
                     )
         for key in self.keys():
+            show = self._show(key)
             try:
-                parsed = self._load(key, for_write=False)
+                raw = fmt.read_raw(self.root / self.relpath(key), show)
+                if raw is None:
+                    continue  # removed since listed
+                scanned = scan(raw, show)
             except BadInput as e:
                 problems.append(str(e))
                 continue
-            assert parsed is not None
-            problems.extend(problems_in(parsed, key))
+            problems.extend(problems_in(scanned, key))
         return problems
 
     def append(self, entries: list[NewEntry], now_ms: int | None = None) -> list[Outcome]:
@@ -125,27 +116,32 @@ class DirStore:
             for key in by_key:
                 if not KEY_RE.match(key):
                     raise BadInput(self.spec, "runner", "a runner key slugged to [a-z0-9._-]", key)
-            raws = {
-                key: fmt.read_raw(self.root / self.relpath(key), self._show(key)) for key in by_key
-            }
-            loaded = {  # every file checked before any is written
-                key: None if raw is None else fmt.parse(raw, self._show(key))
-                for key, raw in raws.items()
-            }
-            outcomes: list[Outcome] = []
-            writes: list[tuple[Path, list[bytes | memoryview]]] = []
-            for key, news in by_key.items():
-                parsed = loaded[key]
-                before = parsed.counts() if parsed is not None else {}
-                data, done = apply(parsed, news, now_ms)
-                outcomes.extend(done)
-                if any(o.status == "appended" for o in done):
-                    ensure_grows(before, data, self._show(key))
-                    writes.append(
-                        (self.root / self.relpath(key), _serialise(raws[key], parsed, data, before))
+            with ExitStack() as stack:
+                files = {  # open, and read, once: the bytes checked are the bytes copied
+                    key: stack.enter_context(
+                        _opened(self.root / self.relpath(key), self._show(key))
                     )
-            for path, pieces in writes:
-                atomic_write(path, pieces)
+                    for key in by_key
+                }
+                loaded = {  # every file checked before any is written
+                    key: None if f is None else scan(f[1], self._show(key))
+                    for key, f in files.items()
+                }
+                outcomes: list[Outcome] = []
+                staged_files: list[tuple[Path, Path]] = []
+                for key, news in by_key.items():
+                    plan = apply(loaded[key], news, now_ms)
+                    outcomes.extend(plan.outcomes)
+                    if not plan.added:
+                        continue
+                    show, path = self._show(key), self.root / self.relpath(key)
+                    fd, raw = files[key] or (None, None)
+                    before, pieces = _serialise(raw, loaded.pop(key), plan, show)
+                    tmp = stack.enter_context(staged(path, pieces, source=fd))
+                    _check_written(tmp, before, plan, show)
+                    staged_files.append((tmp, path))
+                for tmp, path in staged_files:  # all written and checked: now in place
+                    os.replace(tmp, path)
             return outcomes
 
     @contextmanager
@@ -160,37 +156,50 @@ class DirStore:
 
 
 def _serialise(
-    raw: bytes | None,
-    parsed: fmt.DataJs | None,
-    data: dict[str, Any],
-    before: dict[str, tuple[int, int]],
-) -> list[bytes | memoryview]:
-    """The new file's bytes, in pieces: the old bytes with the new entries spliced in when the
-    file has JSON.stringify's layout (a 100 MB file is not re-serialised for one entry), else
-    the whole document serialised as the action would."""
-    if raw is None or parsed is None:
-        return [fmt.dumps(data)]  # a new file: only new entries, already spelled as JS would
-    added = {name: runs[before.get(name, (0, 0))[0] :] for name, runs in data["entries"].items()}
-    pieces = fmt.splice(raw, data, {name: runs for name, runs in added.items() if runs})
-    if pieces is not None:
-        return pieces
-    fmt.normalise(parsed)
-    return [fmt.dumps(data)]
+    raw: bytes | None, scanned: Scanned | None, plan: Plan, source: str
+) -> tuple[Outline, list[bytes | tuple[int, int]]]:
+    """The outline read and the new file's pieces: the old bytes (as ranges of the old file)
+    with the new entries spliced in when the file has JSON.stringify's layout (a 100 MB file is
+    not re-serialised for one entry), else the whole document serialised as the action would."""
+    if raw is None or scanned is None:
+        return {}, [fmt.dumps(plan.document())]
+    before = scanned.outline()
+    names = list(scanned.doc.entries)
+    del scanned  # the caller's reference was popped: free its structs before the new bytes
+    pieces = fmt.splice(raw, names, plan.scalars, plan.added)
+    if pieces is None:  # another layout: the action's tree, numbers spelled as JS would
+        pieces = [fmt.dumps(plan.document(fmt.parse(raw, source, for_write=True).data))]
+    return before, pieces
 
 
-def _give_back_freed_memory() -> None:
-    """glibc keeps much of a freed 100 MB parse in its heap (its mmap threshold grows with the
-    blocks freed); trimming returns it to the OS, so that peak memory is one file's, not more."""
-    if _LIBC is not None:
-        _LIBC.malloc_trim(0)
-
-
-def _libc() -> ctypes.CDLL | None:
+def _check_written(tmp: Path, before: Outline, plan: Plan, source: str) -> None:
+    """The bytes about to replace a data.js, read back from disk, hold every entry read, in
+    order, and exactly the plan's on top: a bug in the splice or the serialiser, or a short
+    copy, can never cost history."""
     try:
-        libc = ctypes.CDLL(None)
-        return libc if hasattr(libc, "malloc_trim") else None  # glibc only
-    except OSError:
-        return None
+        with open(tmp, "rb") as f, mapped(f.fileno()) as raw:
+            after = outline(raw)
+    except (msgspec.DecodeError, ValueError) as e:
+        raise HistoryShrink(
+            f"{source}: refusing to write bytes that do not read back: {e}"
+        ) from None
+    ensure_grows(before, after, source)
+    if after != plan.outline(before):
+        raise HistoryShrink(f"{source}: refusing to write: the new entries did not land as planned")
 
 
-_LIBC = _libc()
+@contextmanager
+def _opened(path: Path, source: str) -> Iterator[tuple[int, bytes] | None]:
+    """The open data.js at `path` and its bytes (mapped: no copy), None if there is none."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        yield None
+        return
+    except OSError as e:
+        raise BadInput(source, None, f"a readable data.js ({e.strerror})") from None
+    try:
+        with mapped(fd) as raw:
+            yield fd, raw
+    finally:
+        os.close(fd)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import operator
-import re
 import warnings
 
 import numpy as np
@@ -113,12 +112,9 @@ def parse_many(extras: list[str]) -> Extras:
     return out
 
 
-_CI = re.compile(r"; ci=([^;\n]*)")
-
-
 def _parse_uniform(extras: list[str]) -> Extras | None:
     """Our format with one runner label, vCPU count and sample count for all (a runner's usual
-    case): checked by counting, the ci bounds read by one JSON parse of their text."""
+    case): every extra starts like the first, the ci bounds are read by one JSON parse."""
     n = len(extras)
     if not n or not extras[0].startswith("runner=") or "; ci=" not in extras[0]:
         return None
@@ -126,11 +122,11 @@ def _parse_uniform(extras: list[str]) -> Extras | None:
     fields = parse_extra(head)
     if list(fields) != ["runner", "cpus", "samples", "ci"]:
         return None
-    text = "\n".join(extras)
-    if text.count("\n") != n - 1 or text.count("\n" + head) != n - 1:
-        return None  # a line break inside an extra, or not every extra starts like the first
-    cis = _CI.findall(text)  # one per extra: each starts with `head`, which ends in `; ci=`
-    if len(cis) != n or not all(map(operator.contains, cis, itertools.repeat(".."))):
+    if not all(map(str.startswith, extras, itertools.repeat(head))):
+        return None
+    at = len(head)  # every extra starts with `head`, which ends in `; ci=`: the ci comes next
+    cis = [extra[at:].partition(";")[0] for extra in extras]
+    if not all(map(operator.contains, cis, itertools.repeat(".."))):
         return None
     try:
         bounds = orjson.loads("[" + ",".join(cis).replace("..", ",") + "]")

@@ -13,6 +13,7 @@ the action would silently start over from an empty history, and so must we never
 from __future__ import annotations
 
 import math
+import mmap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,21 +97,26 @@ def dumps(data: dict[str, Any]) -> bytes:
 
 
 def splice(
-    raw: bytes, data: dict[str, Any], added: dict[str, list[dict[str, Any]]]
-) -> list[bytes | memoryview] | None:
-    """The pieces of `dumps(data)` built from `raw`, the file `data` was parsed from before
-    `added` (entry name -> the entries appended to its list) and its new lastUpdate / repoUrl.
+    raw: bytes,
+    names: list[str],
+    scalars: dict[str, Any],
+    added: dict[str, list[dict[str, Any]]],
+) -> list[bytes | tuple[int, int]] | None:
+    """The pieces of the file `raw` with `added` (entry name -> the entries appended to its
+    list) and the new top-level `scalars` (lastUpdate, repoUrl); `names` are the entry names
+    of `raw` in its order.
 
     Appending only adds an entry's text before the `]` that closes its list and rewrites the
     top-level scalars: JSON.stringify lays out each depth on its own indentation (strings hold
     no raw newline), so the line closing a list in `entries` can be found without parsing. The
-    bytes elsewhere are kept as they are: the action's output stays the action's output. None
-    if the file's layout is not JSON.stringify's at those places, or a list is new: the caller
-    then serialises the whole document.
+    bytes elsewhere are kept as they are: the action's output stays the action's output, as
+    (offset, length) ranges of `raw` between the new pieces. None if the file's layout is not
+    JSON.stringify's at those places, or a list is new: the caller then serialises the whole
+    document.
     """
     head = raw.find(b'\n  "entries": {\n')
     tail = b"\n    ]\n  }\n}"  # the last list closes, then `entries`, then the document
-    if head < 0 or not raw.endswith(tail):
+    if head < 0 or raw[len(raw) - len(tail) :] != tail:
         return None
     edits: list[tuple[int, int, bytes]] = []  # (start, end, new bytes), in file order
     for key in ("lastUpdate", "repoUrl"):  # top-level scalars: one line each, at indent 2
@@ -118,14 +124,16 @@ def splice(
         if start < 0:
             return None
         start += len(key) + 7
-        end = raw.index(b"\n", start)
+        end = raw.find(b"\n", start)
+        if end < 0:
+            return None
         end -= raw[end - 1 : end] == b","
-        edits.append((start, end, orjson.dumps(js_value(data[key]))))
-    names = list(data["entries"])  # in the file's order
+        edits.append((start, end, orjson.dumps(js_value(scalars[key]))))
+    position = {name: i for i, name in enumerate(names)}
     for name, runs in added.items():
         # The list's closing line: before the next list's name, or the file's tail. Searched
         # from the end, so only the (short) lists after this one are scanned.
-        i = names.index(name) if name in data["entries"] else -1
+        i = position.get(name, -1)
         if i < 0:
             return None
         if i + 1 < len(names):
@@ -139,15 +147,14 @@ def splice(
         )
         edits.append((closing, closing, text))
     edits.sort(key=lambda edit: edit[0])
-    view = memoryview(raw)  # slices of it copy nothing
-    pieces: list[bytes | memoryview] = []
+    pieces: list[bytes | tuple[int, int]] = []
     at = 0
     for start, end, text in edits:
         if start < at:
             return None
-        pieces += [view[at:start], text]
+        pieces += [(at, start - at), text]
         at = end
-    pieces.append(view[at:])
+    pieces.append((at, len(raw) - at))
     return pieces
 
 
@@ -161,7 +168,8 @@ def empty() -> dict[str, Any]:
 
 @dataclass
 class DataJs:
-    """A checked data.js: the action's object plus its benches flattened for fast readers.
+    """A checked data.js as the action's object: the reference check, and the tree a full
+    rewrite serialises (readers and appends decode through history.scan).
 
     `benches[spans[name][i][0]:spans[name][i][1]]` are the benches of `data["entries"][name][i]`.
     """
@@ -173,13 +181,6 @@ class DataJs:
     names: list[str]  # columns of `benches`, gathered once by the check
     values: list[int | float]
     extras: list[str]  # "" where a bench has none
-
-    def counts(self) -> dict[str, tuple[int, int]]:
-        """Entries and points per entry name: what a writer must never shrink."""
-        return {
-            name: (len(spans), spans[-1][1] - spans[0][0] if spans else 0)
-            for name, spans in self.spans.items()
-        }
 
 
 def parse(raw: bytes, source: str, *, for_write: bool = False) -> DataJs:
@@ -199,25 +200,20 @@ def read_raw(path: Path, source: str) -> bytes | None:
         raise BadInput(source, None, f"a readable data.js ({e.strerror})") from None
 
 
-def load(path: Path, source: str, *, for_write: bool = False) -> DataJs | None:
-    """`parse` of the file at `path` (None if there is none); the file's bytes are dropped
-    before the check, so only the parse tree is in memory while the columns are gathered."""
-    raw = read_raw(path, source)
-    if raw is None:
-        return None
-    data = decode(raw, source)
-    del raw
-    return check(data, source, for_write=for_write)
-
-
-def decode(raw: bytes, source: str) -> Any:
-    if not raw.startswith(PREFIX):
-        if not raw.strip():
+def body(raw: bytes | mmap.mmap, source: str) -> memoryview:
+    """The JSON after the prefix, without copying a 100 MB file (bytes or a mapping of it)."""
+    if raw[: len(PREFIX)] != PREFIX:
+        if not bytes(raw).strip():
             raise BadInput(source, None, "a data.js, the file is empty")
         got = raw[: len(PREFIX)].decode("utf-8", "replace")
         raise BadInput(source, None, f"a file starting with '{PREFIX.decode()}'", got)
+    return memoryview(raw)[len(PREFIX) :]
+
+
+def decode(raw: bytes, source: str) -> Any:
+    view = body(raw, source)
     try:
-        return orjson.loads(memoryview(raw)[len(PREFIX) :])  # no copy of a 100 MB file
+        return orjson.loads(view)
     except orjson.JSONDecodeError as e:
         raise BadInput(
             source, None, f"valid JSON after the prefix (truncated or broken: {e})"

@@ -1,23 +1,24 @@
 """The history as readers want it: runner sizes -> benchmark series -> points.
 
-Built from checked data.js files (format.DataJs) column by column: one numpy array per field
-per series, never an object per point. Parsing the JSON is most of a cold read (2,000 commits x
-150 benchmarks x 3 runner sizes: ~4 s of CPU on a loaded 2-core box, 1.5 s of it orjson alone);
-history.cache keeps these columns per data.js digest, so re-reading unchanged files takes
-~0.5 s (tracker/bench/bench_tracker.py measures both). Values are never mixed across runner sizes.
-"""
+Built from checked entry batches (history.scan) column by column: one numpy array per field per
+series, never an object per point. A batch is reduced to Columns before the next is decoded;
+Columns of consecutive parts of a file merge in order (history.reader decodes parts in worker
+processes), and `finish` groups the points per benchmark. history.cache keeps the result per
+data.js digest. Values are never mixed across runner sizes."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import orjson
 
+from benchtrack.history import scan
 from benchtrack.history.extra import parse_many, parse_ranges
-from benchtrack.history.format import SMALLER_SUFFIX, SMALLER_TOOL, DataJs
+from benchtrack.history.format import SMALLER_SUFFIX, SMALLER_TOOL
 
 _KEY_CPUS = re.compile(r"^(.*)-(\d+)cpu$")
 
@@ -120,82 +121,183 @@ class History:
         return sorted({n for r in self.runners.values() for n in r.series})
 
 
-def build_runner(key: str, parsed: DataJs) -> RunnerHistory:
-    """Columns of a checked data.js, grouped per benchmark name."""
-    entries = parsed.data["entries"]
-    rows: list[list[str]] = []  # commits as (id, message, timestamp, url, author)
+@dataclass(slots=True)
+class Columns:
+    """Consecutive entry batches of one runner's data.js reduced to arrays, one item per
+    point; `code` and `commit` index this object's own `names` and `rows`. What a worker
+    process returns for its part of a file (history.reader); `merge` joins them in order."""
+
+    rows: list[list[str]]  # commits (id, message, timestamp, url, author), first seen first
+    names: list[str]  # benchmark names by code, first seen first
+    units: list[str]  # by code
+    smaller: np.ndarray  # codes recorded as smaller-is-better
+    entries: dict[str, int]  # entry name -> entries
+    label: str  # runner label and vCPUs from the first point's `extra`
+    cpus: np.ndarray
+    parts: dict[str, np.ndarray]  # _PARTS -> one array each
+
+
+_PARTS = {
+    "code": np.int32,
+    "commit": np.int32,
+    "date": np.int64,
+    "value": np.float64,
+    "spread": np.float64,  # half the ci width, else the `± x` of `range`, else NaN
+    "ci_lo": np.float64,
+    "ci_hi": np.float64,
+    "samples": np.int32,
+}
+
+
+def reduce_batches(batches: Iterable[scan.Batch]) -> Columns:
+    """Each batch reduced to arrays before the next one is decoded: columns, not structs."""
+    out = Columns([], [], [], np.empty(0, np.int32), {}, "", np.empty(0, np.int32), {})
     commit_at: dict[str, int] = {}
-    n = len(parsed.benches)
-    point_commit = np.empty(n, dtype=np.int32)
-    point_date = np.empty(n, dtype=np.int64)
-    smaller_names: set[str] = set()
-    for entry_name, runs in entries.items():
-        spans = parsed.spans[entry_name]
-        smaller = entry_name.endswith(SMALLER_SUFFIX)
-        for entry, (lo, hi) in zip(runs, spans, strict=True):
-            c = entry["commit"]
-            index = commit_at.get(c["id"])
+    code_of: dict[str, int] = {}
+    smaller: list[np.ndarray] = []
+    chunks: dict[str, list[np.ndarray]] = {part: [] for part in _PARTS}
+    for batch in batches:
+        out.entries[batch.name] = out.entries.get(batch.name, 0) + len(batch.runs)
+        benches, names = batch.benches, batch.names
+        if not benches:
+            continue
+        at_entry, counts, dates, smaller_spans = [], [], [], []
+        smaller_list = batch.name.endswith(SMALLER_SUFFIX)
+        point = 0
+        for entry in batch.runs:
+            c = entry.commit
+            index = commit_at.get(c.id)
             if index is None:
-                index = commit_at[c["id"]] = len(rows)
-                author = c.get("author")
-                rows.append(
-                    [
-                        c["id"],
-                        c.get("message", ""),
-                        c.get("timestamp", ""),
-                        c.get("url") or "",
-                        author.get("name", "") if isinstance(author, dict) else "",
-                    ]
-                )
-            point_commit[lo:hi] = index
-            point_date[lo:hi] = int(entry["date"])
-            if smaller or entry.get("tool") == SMALLER_TOOL:
-                smaller_names.update(b["name"] for b in parsed.benches[lo:hi])
-    # The few strings kept (commits, names, units) are copied out of the parse tree: objects
-    # left behind in it would pin its memory arenas, and the next file's tree would come on top.
-    commits = [CommitInfo(*row) for row in _fresh(rows)]
-    benches = parsed.benches
-    names = parsed.names
-    values = np.array(parsed.values, dtype=np.float64)
-    extras = parse_many(parsed.extras)
-    # The spread is half the ci's width (`range` is that, rounded for the tooltip): parse the
-    # `range` strings only where a point has no ci, which saves a conversion per point.
-    spread = (extras.ci_hi - extras.ci_lo) / 2
-    missing = np.flatnonzero(np.isnan(spread))
-    if len(missing):
-        spread[missing] = parse_ranges([benches[i].get("range", "") for i in missing])
-    # Group point indices by name, keeping history order inside each group (stable sort).
-    order_names = _fresh(sorted(set(names)))
-    code_of = {name: i for i, name in enumerate(order_names)}
-    codes = np.array([code_of[x] for x in names], dtype=np.int32)
-    order = np.argsort(codes, kind="stable")
-    bounds = np.searchsorted(codes[order], np.arange(len(order_names) + 1))
-    units = _fresh([benches[int(order[b])]["unit"] for b in bounds[:-1]])
+                index = commit_at[c.id] = len(out.rows)
+                author = c.author.get("name", "") if isinstance(c.author, dict) else ""
+                out.rows.append([c.id, c.message, c.timestamp, c.url or "", author])
+            count = len(entry.benches)
+            if smaller_list or entry.tool == SMALLER_TOOL:
+                smaller_spans.append((point, point + count))
+            at_entry.append(index)
+            counts.append(count)
+            dates.append(int(entry.date))
+            point += count
+        known = len(code_of)
+        try:
+            codes = np.fromiter(map(code_of.__getitem__, names), np.int32, len(names))
+        except KeyError:  # names not seen before (the first batch, mostly): code them in order
+            for name in dict.fromkeys(names):
+                code_of.setdefault(name, len(code_of))
+            codes = np.fromiter(map(code_of.__getitem__, names), np.int32, len(names))
+        new_codes, first = np.unique(codes, return_index=True)
+        units = [benches[i].unit for code, i in zip(new_codes, first, strict=True) if code >= known]
+        out.units += units
+        smaller += [codes[lo:hi] for lo, hi in smaller_spans]
+        extras = parse_many([b.extra for b in benches])
+        if not chunks["code"]:
+            out.label, out.cpus = extras.label, extras.cpus[:1]
+        # The spread is half the ci's width (`range` is that, rounded for the tooltip): parse
+        # the `range` strings only where a point has no ci, which saves a conversion per point.
+        spread = (extras.ci_hi - extras.ci_lo) / 2
+        missing = np.flatnonzero(np.isnan(spread))
+        if len(missing):
+            spread[missing] = parse_ranges([benches[i].range for i in missing])
+        for part, column in (
+            ("code", codes),
+            ("commit", np.repeat(np.array(at_entry, dtype=np.int32), counts)),
+            ("date", np.repeat(np.array(dates, dtype=np.int64), counts)),
+            ("value", batch.values),
+            ("spread", spread),
+            ("ci_lo", extras.ci_lo),
+            ("ci_hi", extras.ci_hi),
+            ("samples", extras.samples),
+        ):
+            chunks[part].append(column)
+    out.names = list(code_of)
+    out.smaller = np.unique(np.concatenate(smaller)) if smaller else out.smaller
+    out.parts = {part: _joined(chunks[part], dtype) for part, dtype in _PARTS.items()}
+    return out
+
+
+def merge(pieces: list[Columns]) -> Columns:
+    """The columns of consecutive parts of one file, in file order, as one."""
+    out = pieces[0]
+    if len(pieces) == 1:
+        return out
+    commit_at = {row[0]: i for i, row in enumerate(out.rows)}
+    code_of = {name: i for i, name in enumerate(out.names)}
+    chunks = {part: [column] for part, column in out.parts.items()}
+    smaller = [out.smaller]
+    has_points = len(out.parts["code"]) > 0
+    for piece in pieces[1:]:
+        for name, count in piece.entries.items():
+            out.entries[name] = out.entries.get(name, 0) + count
+        if not len(piece.parts["code"]):
+            continue
+        if not has_points:  # the runner's label and vCPUs come from the file's first point
+            out.label, out.cpus, has_points = piece.label, piece.cpus, True
+        commits = np.array([_index(commit_at, row[0], out.rows, row) for row in piece.rows])
+        codes = np.array([_index(code_of, n, out.names, n) for n in piece.names], np.int32)
+        out.units += [u for c, u in zip(codes, piece.units, strict=True) if c >= len(out.units)]
+        smaller.append(codes[piece.smaller])
+        for part, column in piece.parts.items():
+            remap = {"code": codes, "commit": commits}.get(part)
+            chunks[part].append(column if remap is None else remap[column].astype(np.int32))
+    out.parts = {part: _joined(chunks[part], dtype) for part, dtype in _PARTS.items()}
+    out.smaller = np.unique(np.concatenate(smaller))
+    return out
+
+
+def _index(index: dict[str, int], key: str, items: list[Any], item: Any) -> int:
+    """The index of `key` in `items`, appending `item` for a key not seen before."""
+    at = index.get(key)
+    if at is None:
+        at = index[key] = len(items)
+        items.append(item)
+    return at
+
+
+def _joined(chunks: list[np.ndarray], dtype: Any) -> np.ndarray:
+    return np.concatenate(chunks).astype(dtype, copy=False) if chunks else np.empty(0, dtype)
+
+
+def finish(key: str, columns: Columns) -> RunnerHistory:
+    """A runner's history from its file's columns: points grouped per benchmark name (sorted),
+    history order kept inside each."""
+    # The few strings kept (commits, names, units) are copied out of the decoded structs:
+    # objects left behind in them would pin their memory arenas.
+    commits = [CommitInfo(*row) for row in _fresh(columns.rows)]
+    names, units = _fresh(columns.names), _fresh(columns.units)
+    part = columns.parts
+    by_name = sorted(range(len(names)), key=names.__getitem__)
+    rank = np.empty(len(names), dtype=np.int32)
+    rank[by_name] = np.arange(len(names), dtype=np.int32)
+    ranked = rank[part["code"]]
+    order = np.argsort(ranked, kind="stable")
+    bounds = np.searchsorted(ranked[order], np.arange(len(names) + 1))
+    smaller = set(columns.smaller.tolist())
     series: dict[str, Series] = {}
-    for i, name in enumerate(order_names):
+    for i, code in enumerate(by_name):
         idx = order[bounds[i] : bounds[i + 1]]
+        name = names[code]
         series[name] = Series(
             name=name,
-            unit=units[i],
-            direction="smaller" if name in smaller_names else "bigger",
+            unit=units[code],
+            direction="smaller" if code in smaller else "bigger",
             suite=name.split("/", 1)[0],
-            commit_index=point_commit[idx],
-            date=point_date[idx],
-            value=values[idx],
-            spread=spread[idx],
-            ci_lo=extras.ci_lo[idx],
-            ci_hi=extras.ci_hi[idx],
-            samples=extras.samples[idx],
+            commit_index=part["commit"][idx],
+            date=part["date"][idx],
+            value=part["value"][idx],
+            spread=part["spread"][idx],
+            ci_lo=part["ci_lo"][idx],
+            ci_hi=part["ci_hi"][idx],
+            samples=part["samples"][idx],
             commits=commits,
         )
-    label, cpus = _runner_size(key, [extras.label], extras.cpus[:1])
+    label, cpus = _runner_size(key, [columns.label], columns.cpus)
     return RunnerHistory(
         key=key,
         label=label,
         cpus=cpus,
         commits=commits,
         series=series,
-        entries=_fresh({name: len(runs) for name, runs in entries.items()}),
+        entries=_fresh(columns.entries),
     )
 
 

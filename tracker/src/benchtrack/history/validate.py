@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 from benchtrack.history.extra import parse_many
-from benchtrack.history.format import BIGGER_TOOL, SMALLER_SUFFIX, SMALLER_TOOL, DataJs
+from benchtrack.history.format import BIGGER_TOOL, SMALLER_SUFFIX, SMALLER_TOOL
+from benchtrack.history.scan import Scanned
 
 # Racing publishers stamp `date` before they win the push, so a later entry may carry a date a
 # little earlier than the one before it; more than this is a reordered or hand-edited history.
@@ -19,11 +20,11 @@ ORDER_SLACK_MS = 10 * 60 * 1000
 _KEY_CPUS = re.compile(r"-(\d+)cpu$")
 
 
-def problems_in(parsed: DataJs, key: str) -> list[str]:
+def problems_in(parsed: Scanned, key: str) -> list[str]:
     src = parsed.source
     problems: list[str] = []
     expected_tools = {key: BIGGER_TOOL, key + SMALLER_SUFFIX: SMALLER_TOOL}
-    for name, runs in parsed.data["entries"].items():
+    for name, runs in parsed.doc.entries.items():
         where = f"{src}: entries.{name}"
         tool = expected_tools.get(name)
         if tool is None:
@@ -31,23 +32,23 @@ def problems_in(parsed: DataJs, key: str) -> list[str]:
         seen: dict[str, int] = {}
         last_date = None
         for i, run in enumerate(runs):
-            if tool is not None and run["tool"] != tool:
-                problems.append(f"{where}[{i}].tool: expected {tool}, got {run['tool']}")
-            cid = run["commit"]["id"]
+            if tool is not None and run.tool != tool:
+                problems.append(f"{where}[{i}].tool: expected {tool}, got {run.tool}")
+            cid = run.commit.id
             if cid in seen:
                 problems.append(
                     f"{where}[{i}].commit.id: duplicate commit {cid} (also [{seen[cid]}])"
                 )
             else:
                 seen[cid] = i
-            date = run["date"]
+            date = run.date
             if last_date is not None and date < last_date - ORDER_SLACK_MS:
                 problems.append(
                     f"{where}[{i}].date: entries out of order ({date} before [{i - 1}]'s "
                     f"{last_date})"
                 )
             last_date = date if last_date is None else max(last_date, date)
-            names = [b["name"] for b in run["benches"]]
+            names = [b.name for b in run.benches]
             if len(set(names)) != len(names):
                 dups = sorted({n for n in names if names.count(n) > 1})
                 problems.append(f"{where}[{i}].benches: duplicate bench names {dups}")
