@@ -212,3 +212,40 @@ def test_a_cancelled_gate_removes_its_worktrees(repo: Path) -> None:
     assert proc.wait(timeout=60) == 128 + signal.SIGTERM
     assert not (worktrees / "base").exists() and not (worktrees / "head").exists()
     assert "target/gate/worktrees" not in git(repo, "worktree", "list")
+
+
+# A suite whose head runs alternate between 75% and 85% of the base's throughput, run by run
+# (a counter in each side's checkout): a real loss, inconclusive after 3 rounds but on course to
+# be "regressed", which it is after 6. Only a time budget can end the rounds at 3.
+WOBBLE = r"""
+use strict; use warnings; use JSON::PP; use File::Path qw(make_path);
+make_path("target");
+my $n = 0;
+if (open my $f, '<', "target/wobble-count") { $n = <$f>; }
+open my $c, '>', "target/wobble-count" or die; print $c $n + 1; close $c;
+my $v = $ENV{GATE_SIDE} eq "head" ? ($n % 2 ? 85 : 75) : 100;
+open my $fh, '>', "target/wobble.json" or die;
+print $fh encode_json({schema => "benchtrack.perl/1", created => "2026-01-01T00:00:00Z",
+    env => {}, errors => [],
+    benchmarks => [{name => "perl/fixture/wobble", unit => "calls/s", samples => [($v) x 5]}]});
+"""
+
+
+def test_the_time_budget_ends_the_rounds_at_a_look(repo: Path, tmp_path: Path) -> None:
+    script = tmp_path / "wobble.pl"
+    script.write_text(WOBBLE)
+    config = tmp_path / "wobble.toml"
+    config.write_text(
+        '[gate]\nrounds = 12\nlooks = [3, 6]\n[suites.wobble]\nadapter = "perl"\n'
+        f'raw = "target/wobble.json"\ncommand = "perl {script}"\n'
+    )
+    code, doc, text = gate(repo, "--config", str(config), "--base", "c1", "--head", "c1")
+    assert code == 1 and len(doc["rounds"]["orders"]) == 6, text  # decided at the 2nd look
+    assert [b["verdict"] for b in doc["benchmarks"]] == ["regressed"]
+    assert doc["stopped_by_budget"] is False
+    code, doc, text = gate(
+        repo, "--config", str(config), "--base", "c1", "--head", "c1", "--minutes", "0.001"
+    )
+    assert code == 0 and len(doc["rounds"]["orders"]) == 3, text  # 6 would overrun: stop at 3
+    assert [b["verdict"] for b in doc["benchmarks"]] == ["inconclusive"]
+    assert doc["stopped_by_budget"] is True and "budget" in text

@@ -63,15 +63,35 @@ def test_family_wise_false_fail_rate_is_controlled_for_many_benchmarks() -> None
     assert np.mean(np.any(iv.hi < 0, axis=-1)) > 0.5
 
 
-def test_adaptive_stopping_stops_when_every_verdict_is_clear() -> None:
+def test_adaptive_stopping_stops_once_more_rounds_could_not_fail_the_pr() -> None:
     rng = np.random.default_rng(4)
     g = rounds(rng, 2, 16, 0.002)
     g[0] += math.log(0.7)
     codes, stop, _ = v.sequential(g, 0.05, 0.01, [6, 11, 16])
     assert stop == 6 and v.VERDICTS[codes[0]] == "regressed"
+    # Pure noise far wider than the threshold: inconclusive now and, by its spread, still at 16
+    # rounds: no more rounds could fail the PR, so it stops at the first look.
     noisy = rounds(rng, 2, 16, 0.5)
-    _, stop, _ = v.sequential(noisy, 0.05, 0.01, [6, 11, 16])
-    assert stop == 16
+    codes, stop, _ = v.sequential(noisy, 0.05, 0.01, [6, 11, 16])
+    assert stop == 6 and {v.VERDICTS[c] for c in codes} == {"inconclusive"}
+    # A 10% loss with 5% spread: inconclusive at 6 and 11 rounds, but its interval would clear
+    # the threshold by the last look, so the gate goes on, and there it is regressed.
+    slow = np.log(0.9) + 0.05 * np.resize([1.0, -1.0], (2, 16))
+    codes, stop, _ = v.sequential(slow, 0.05, 0.01, [6, 11, 16])
+    assert stop == 16 and [v.VERDICTS[c] for c in codes] == ["regressed", "regressed"]
+    for n in (6, 11):
+        iv = v.interval(slow[:, :n], v.per_look_alpha(0.01, 2, 3))
+        assert list(v.decide(iv, *v.band(0.05))) == [v.INCONCLUSIVE_C] * 2
+    # No change, 3.5% spread: inconclusive at 6 rounds, heading for "unchanged", which cannot
+    # fail the PR: not waited for.
+    steady = 0.035 * np.resize([1.0, -1.0], (2, 16))
+    codes, stop, _ = v.sequential(steady, 0.05, 0.01, [6, 11, 16])
+    assert stop == 6 and [v.VERDICTS[c] for c in codes] == ["inconclusive"] * 2
+    assert [v.VERDICTS[c] for c in v.sequential(steady, 0.05, 0.01, [16])[0]] == ["unchanged"] * 2
+    # A PR already failing on one benchmark goes on while another may still regress: both named.
+    mixed = np.stack([np.full(16, math.log(0.7)) + 0.002 * np.resize([1.0, -1.0], 16), slow[0]])
+    codes, stop, _ = v.sequential(mixed, 0.05, 0.01, [6, 11, 16])
+    assert stop == 16 and [v.VERDICTS[c] for c in codes] == ["regressed", "regressed"]
 
 
 def test_too_few_rounds_is_inconclusive() -> None:
@@ -125,6 +145,7 @@ def test_config_thresholds_longest_pattern_wins_and_schedule() -> None:
         ({"suites": {"s": {"command": "x", "adapter": "junit", "raw": "r"}}}, "suites.s.adapter"),
         ({"suites": {"s": {"adapter": "perl", "raw": "r"}}}, "suites.s.command"),
         ({**MINIMAL, "gate": {"roundz": 3}}, "gate.roundz"),
+        ({**MINIMAL, "gate": {"minutes": 0}}, "gate.minutes"),
         ({}, "suites"),
     ],
 )

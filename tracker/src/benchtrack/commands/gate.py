@@ -13,7 +13,7 @@ from rich.console import Console
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
 from benchtrack.gate import config, render, worktree
-from benchtrack.gate.outcome import all_clear, analyse
+from benchtrack.gate.outcome import analyse
 from benchtrack.gate.rounds import interleave, toolchain_pins
 
 NAME = "gate"
@@ -31,6 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, help="most rounds (default [gate].rounds)")
     p.add_argument("--threshold", type=float, help="default threshold, a fraction (0.05 = 5%%)")
     p.add_argument("--no-adaptive", action="store_true", help="run every round, no early stop")
+    p.add_argument(
+        "--minutes", type=float, help="time budget, builds included (default [gate].minutes)"
+    )
     p.add_argument("--cpus", help="pin the measurements: a count (2 = CPUs 0-1) or a list (0,2)")
     p.add_argument(
         "--out", type=Path, help="directory for gate.json and gate.md (default target/bench/gate)"
@@ -71,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
     suites = cfg.select(args.suite)
     cpus = cpu_list(args.cpus)
     looks = cfg.look_schedule(args.rounds, adaptive=not args.no_adaptive)
+    minutes = args.minutes if args.minutes is not None else cfg.minutes
+    if minutes is not None and minutes <= 0:
+        raise BadInput("--minutes", None, "a positive number of minutes", minutes)
     base_sha, base_subject = worktree.resolve(root, args.base, "--base")
     head_sha, head_subject = worktree.resolve(root, args.head, "--head")
     dirty = worktree.dirty_paths(root)
@@ -97,15 +103,16 @@ def run(args: argparse.Namespace) -> int:
             name_filter=args.filter,
             cpus=cpus,
             logs=logs,
-            stop_when=lambda d: all_clear(analyse(d, cfg, len(looks))),
+            stop_when=lambda d: analyse(d, cfg, looks).can_stop,
             progress=say,
             failures=failures,
+            budget=None if args.no_adaptive or not minutes else minutes * 60,
         )
     finally:
         if not args.keep_worktrees:
             for co in sides:
                 worktree.remove(root, co)
-    outcome = analyse(data, cfg, len(looks))
+    outcome = analyse(data, cfg, looks)
     outcome.suite_failures = failures
     outcome.looks = looks
     outcome.meta = {
@@ -114,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
         "suites": [s.name for s in suites],
         "rounds": data.count,
         "seconds": data.seconds,
+        "minutes": minutes,
+        "stopped_by_budget": data.stopped_by_budget,
         "threshold": cfg.threshold,
         "n_looks": len(looks),
         "cpus": cpus,

@@ -5,6 +5,7 @@
     alpha = 0.01              # family-wise false-fail probability per PR
     rounds = 16               # most rounds (one base + one head measurement each)
     looks = [8, 12]           # adaptive stopping: also check after these many rounds
+    minutes = 14              # time budget: no look is started that would end after it
     suites = ["rust", "python", "perl"]
 
     [gate.thresholds]         # per benchmark or group: glob on the name, longest pattern wins
@@ -57,6 +58,7 @@ class GateConfig:
     alpha: float = 0.01
     rounds: int = 16
     looks: tuple[int, ...] = ()
+    minutes: float | None = None  # the gate's time budget, builds included
     default_suites: tuple[str, ...] = ()
     thresholds: dict[str, float] = field(default_factory=dict)
     suites: dict[str, Suite] = field(default_factory=dict)
@@ -95,7 +97,9 @@ def load(path: Path) -> GateConfig:
 def parse(data: dict[str, Any], source: str) -> GateConfig:
     v = _V(source)
     gate = v.table(data.get("gate", {}), "gate")
-    v.known(gate, "gate", {"threshold", "alpha", "rounds", "looks", "suites", "thresholds"})
+    v.known(
+        gate, "gate", {"threshold", "alpha", "rounds", "looks", "minutes", "suites", "thresholds"}
+    )
     threshold = v.fraction(gate.get("threshold", 0.05), "gate.threshold")
     alpha = v.number(gate.get("alpha", 0.01), "gate.alpha", 1e-9, 0.5)
     rounds = v.integer(gate.get("rounds", 16), "gate.rounds", 3)
@@ -103,6 +107,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         v.integer(x, f"gate.looks[{i}]", 3)
         for i, x in enumerate(v.array(gate.get("looks", []), "gate.looks"))
     )
+    minutes = v.number(gate["minutes"], "gate.minutes", 1, 24 * 60) if "minutes" in gate else None
     thresholds = {
         str(k): v.fraction(x, f"gate.thresholds.{k!r}")
         for k, x in v.table(gate.get("thresholds", {}), "gate.thresholds").items()
@@ -131,7 +136,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
     if not suites:
         raise BadInput(source, "suites", "at least one [suites.<name>] table")
     default = tuple(str(x) for x in v.array(gate.get("suites", []), "gate.suites"))
-    cfg = GateConfig(source, threshold, alpha, rounds, looks, default, thresholds, suites)
+    cfg = GateConfig(source, threshold, alpha, rounds, looks, minutes, default, thresholds, suites)
     cfg.select(None)  # validates gate.suites against the tables
     return cfg
 

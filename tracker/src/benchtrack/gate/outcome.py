@@ -44,6 +44,7 @@ class Outcome:
     alpha: float
     looks: list[int]
     meta: dict[str, Any] = field(default_factory=dict)
+    can_stop: bool = False  # more rounds could not fail the PR (verdict.can_stop)
 
     @property
     def regressions(self) -> list[Row]:
@@ -96,8 +97,9 @@ def _finite(d: dict[str, Any]) -> dict[str, Any]:
     return {k: (None if isinstance(x, float) and not math.isfinite(x) else x) for k, x in d.items()}
 
 
-def analyse(data: Rounds, cfg: GateConfig, n_looks: int) -> Outcome:
-    """Verdicts for every benchmark measured on both sides, at the rounds measured so far."""
+def analyse(data: Rounds, cfg: GateConfig, looks: list[int]) -> Outcome:
+    """Verdicts for every benchmark measured on both sides, at the rounds measured so far
+    (`looks`: the adaptive stop's looks, the last one the round limit)."""
     base, head = data.values["base"], data.values["head"]
     failed = {side: dict(errs) for side, errs in data.errors.items()}
     broken = set(failed["base"]) | set(failed["head"])
@@ -105,14 +107,17 @@ def analyse(data: Rounds, cfg: GateConfig, n_looks: int) -> Outcome:
     only_base = sorted(set(base) - set(head) - broken)
     only_head = sorted(set(head) - set(base) - broken)
     rows: list[Row] = []
+    can_stop = False
     if names:
         b = np.array([data.padded("base", n) for n in names])
         h = np.array([data.padded("head", n) for n in names])
         bigger = np.array([data.meta[n].direction != "smaller" for n in names])
         thresholds = np.array([cfg.threshold_for(n) for n in names])
         g = v.goodness(b, h, bigger)
-        iv = v.interval(g, v.per_look_alpha(cfg.alpha, len(names), n_looks))
+        level = v.per_look_alpha(cfg.alpha, len(names), len(looks))
+        iv = v.interval(g, level)
         codes = v.decide(iv, *v.band(thresholds))
+        can_stop = bool(v.can_stop(iv, *v.band(thresholds), level, looks[-1]))
         for i, n in enumerate(names):
             big = bool(bigger[i])
             ends = sorted((v.to_change(float(iv.lo[i]), big), v.to_change(float(iv.hi[i]), big)))
@@ -133,8 +138,4 @@ def analyse(data: Rounds, cfg: GateConfig, n_looks: int) -> Outcome:
                 )
             )
     rows.sort(key=lambda r: (ORDER[r.verdict], r.change if r.direction != "smaller" else -r.change))
-    return Outcome(rows, only_base, only_head, failed, [], cfg.alpha, [])
-
-
-def all_clear(outcome: Outcome) -> bool:
-    return bool(outcome.rows) and all(r.verdict != INCONCLUSIVE for r in outcome.rows)
+    return Outcome(rows, only_base, only_head, failed, [], cfg.alpha, [], can_stop=can_stop)

@@ -56,6 +56,7 @@ class Rounds:
         default_factory=lambda: {"base": {}, "head": {}}
     )
     run_seconds: dict[str, list[float]] = field(default_factory=dict)  # suite -> per run
+    stopped_by_budget: bool = False  # the time budget, not the verdicts, ended the rounds
 
     @property
     def count(self) -> int:
@@ -213,8 +214,12 @@ def interleave(
     stop_when: Callable[[Rounds], bool],
     progress: Progress,
     failures: list[SuiteFailure],
+    budget: float | None = None,
 ) -> Rounds:
-    """Build both sides, then measure rounds until the last look or `stop_when` says so at a look.
+    """Build both sides, then measure rounds until the last look or `stop_when` says so at a look,
+    or until the rounds to the next look would end after `budget` seconds from the start (builds
+    included; the pace is the mean round so far). Stopping at a look is sound whatever decides
+    it: every look spends its own share of alpha.
 
     A suite that fails to build or run on either side is dropped for both (its failure recorded
     in `failures`); the other suites go on.
@@ -241,6 +246,7 @@ def interleave(
                 drop(suite, e.failure)
                 break
     base, head = sides
+    measuring = time.monotonic()
     for rnd in range(looks[-1]):
         if not live:
             break
@@ -271,5 +277,15 @@ def interleave(
         data.seconds = time.monotonic() - started
         if rnd + 1 in looks and stop_when(data):
             break
+        if budget is not None and rnd + 1 in looks[:-1]:
+            pace = (time.monotonic() - measuring) / (rnd + 1)
+            following = looks[looks.index(rnd + 1) + 1]
+            if data.seconds + pace * (following - rnd - 1) > budget:
+                progress(
+                    f"stopping at {rnd + 1} rounds: {following} would end after the "
+                    f"{budget / 60:.0f}-minute budget ({pace:.0f} s a round)"
+                )
+                data.stopped_by_budget = True
+                break
     data.seconds = time.monotonic() - started
     return data

@@ -66,6 +66,34 @@ def decide(iv: Interval, worse: np.ndarray, better: np.ndarray) -> np.ndarray:
     return code
 
 
+def can_stop(
+    iv: Interval, worse: np.ndarray, better: np.ndarray, level_alpha: float, last: int
+) -> np.ndarray:
+    """Per PR (the last axis holds its benchmarks): whether more rounds are pointless.
+
+    They are once no inconclusive benchmark could still become regressed by the `last` look if
+    its mean and round spread held (the interval's half-width scaled by t(last-1)/t(n-1) *
+    sqrt(n/last)). A benchmark heading for "unchanged" is not waited for: that verdict cannot
+    fail the PR. (A PR with a regression already goes on while another benchmark is open, so
+    that every loss it has is named.)
+
+    Any stopping rule is sound here: each look spends its own α/(m·K), so when to stop cannot
+    raise the false-fail rate; stopping only gives up rounds that, by the data so far, would
+    not fail the PR. What it costs in detection is measured by `benchtrack evaluate`.
+    """
+    code = decide(iv, worse, better)
+    n = np.maximum(iv.n, 1)
+    with np.errstate(invalid="ignore"):
+        scale = (
+            special.stdtrit(max(last - 1, 1), 1 - level_alpha)
+            / special.stdtrit(np.maximum(n - 1, 1), 1 - level_alpha)
+            * np.sqrt(n / last)
+        )
+        projected_hi = iv.mean + (iv.hi - iv.lo) / 2 * scale
+    open_ = (code == INCONCLUSIVE_C) & ((projected_hi < worse) | (iv.n < MIN_ROUNDS))
+    return ~np.any(open_, axis=-1)
+
+
 def band(threshold: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
     """The band (log(1-δ), log(1+δ)) in g space; symmetric in the metric's own ratio."""
     d = np.asarray(threshold, dtype=float)
@@ -81,9 +109,9 @@ def sequential(
 ) -> tuple[np.ndarray, np.ndarray, Interval]:
     """Run the adaptive gate on complete round data `g` (..., m, n).
 
-    At each look (a number of rounds) compute every verdict; stop at the first look where no
-    benchmark is inconclusive, else at the last. Returns (codes (..., m), rounds used (...),
-    the intervals at the stopping look).
+    At each look (a number of rounds) compute every verdict; stop at the first look where
+    `can_stop`, else at the last. Returns (codes (..., m), rounds used (...), the intervals at
+    the stopping look).
     """
     m = g.shape[-2]
     a = per_look_alpha(alpha, m, len(looks))
@@ -106,7 +134,7 @@ def sequential(
                 )
             )
             stop = np.where(take, rounds, stop)
-        done = done | np.all(codes != INCONCLUSIVE_C, axis=-1) | (k == len(looks) - 1)
+        done = done | can_stop(iv, worse, better, a, looks[-1]) | (k == len(looks) - 1)
         if np.all(done):
             break
     return codes, stop, ivs
