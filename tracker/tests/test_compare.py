@@ -207,3 +207,22 @@ def test_fast_bootstrap_equals_the_plain_definition_bit_for_bit(sizes):
     expected = [stats._bootstrap_medians(x, plain, 2000) for x in (head, base)]
     got = stats._resampled_medians((head, base), 2000)
     assert all(np.array_equal(g, e) for g, e in zip(got, expected, strict=True))
+
+
+def test_many_pairs_bootstrapped_together_equal_each_alone():
+    """compare_many stacks pairs of equal sizes into one bootstrap: the same Change as one by
+    one (each of which is the plain definition, above), whatever the mix of sizes."""
+    rng = np.random.default_rng(11)
+    pairs = []
+    for i in range(40):
+        nb, nh = rng.choice([5, 6, 10, 11]), rng.choice([5, 10, 300])
+        base = np.round(rng.lognormal(0, 0.1, nb) * 100)  # ties
+        head = rng.lognormal(rng.normal(0, 0.08), 0.1, nh) * 100
+        pairs.append((base, head, bool(i % 3)))
+    pairs.append(([1.0, float("inf"), 2, 3, 4], [1.0, 2, 3, 4, 5], True))  # the plain path
+    steady = 100 + rng.normal(0, 0.1, 10)
+    pairs.append((steady, steady[::-1] + 0.05, True))  # well within the threshold
+    together = stats.compare_many(pairs, threshold=0.03)
+    alone = [stats.compare_samples(b, h, bigger_is_better=g, threshold=0.03) for b, h, g in pairs]
+    assert together == alone
+    assert {c.verdict for c in together} >= {stats.UNCHANGED, stats.REGRESSED, stats.IMPROVED}

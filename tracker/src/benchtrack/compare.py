@@ -102,7 +102,8 @@ def compare_documents(
     base_by = base.by_name() if base else {}
     head_by = head.by_name() if head else {}
     errors: dict[str, BenchError] = {e.name: e for e in head.errors} if head else {}
-    rows = []
+    rows: list[Row] = []
+    compared: list[tuple[str, Benchmark, Benchmark]] = []  # bootstrapped together, below
     for name in sorted(base_by.keys() | head_by.keys() | errors.keys()):
         b, h = base_by.get(name), head_by.get(name)
         if name in errors and h is None:
@@ -113,10 +114,12 @@ def compare_documents(
             note = f"was {b.unit} ({b.direction} is better), now {h.unit} ({h.direction})"
             rows.append(Row(name, b, h, note=note))
         else:
-            change = stats.compare_samples(
-                b.samples, h.samples, bigger_is_better=h.bigger_is_better, threshold=threshold
-            )
-            rows.append(Row(name, b, h, change))
+            compared.append((name, b, h))
+    changes = stats.compare_many(
+        [(b.samples, h.samples, h.bigger_is_better) for _, b, h in compared], threshold=threshold
+    )
+    rows += [Row(n, b, h, c) for (n, b, h), c in zip(compared, changes, strict=True)]
+    rows.sort(key=lambda row: row.name)
     return SuiteComparison(
         suite=ref.suite,
         runner_key=ref.runner.key,
