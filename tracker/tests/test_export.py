@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from functools import partial
 
 from benchtrack import synthetic
 from benchtrack.cli import main
 from benchtrack.history.extra import parse_extra
 
-
-def dump_run(tmp_path: Path, index: int, cpus: int) -> list[str]:
-    paths = []
-    for doc in synthetic.run(index, cpus, benches=60):
-        path = tmp_path / f"r{index}-{cpus}-{doc.suite}.json"
-        doc.dump(path)
-        paths.append(str(path))
-    return paths
+dump_run = partial(synthetic.dump_run, benches=60)
 
 
 def test_export_prints_bigger_and_smaller_lists(tmp_path, capsys):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 from benchtrack import synthetic
@@ -34,13 +35,7 @@ def tip(repo: Path, branch: str) -> str:
     return done.stdout.strip()
 
 
-def write_run(tmp_path: Path, index: int, cpus: int) -> list[str]:
-    paths = []
-    for doc in synthetic.run(index, cpus, benches=12):
-        path = tmp_path / f"run{index}-{cpus}-{doc.suite}.json"
-        doc.dump(path)
-        paths.append(str(path))
-    return paths
+write_run = partial(synthetic.dump_run, benches=12)
 
 
 def test_first_append_creates_the_branch_as_an_orphan(tmp_path, capsys):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from functools import partial
 
 import pytest
 
@@ -17,18 +17,12 @@ from benchtrack.history.scan import scan
 KEY = "ubuntu-latest-2cpu"
 
 
-def write_run(tmp_path: Path, index: int, cpus: int = 2, benches: int = 30) -> list[str]:
-    paths = []
-    for doc in synthetic.run(index, cpus, benches):
-        path = tmp_path / f"run{index}-{cpus}-{doc.suite}.json"
-        doc.dump(path)
-        paths.append(str(path))
-    return paths
+write_run = partial(synthetic.dump_run, benches=30)
 
 
 def test_one_run_of_all_suites_is_one_entry_per_direction(tmp_path, capsys):
     hist = tmp_path / "history"
-    assert main(["append", str(hist), *write_run(tmp_path, 0)]) == 0
+    assert main(["append", str(hist), *write_run(tmp_path, 0, 2)]) == 0
     data = fmt.parse((hist / f"bench/{KEY}/data.js").read_bytes(), "d").data
     assert set(data["entries"]) == {KEY, f"{KEY} (smaller is better)"}
     bigger, smaller = data["entries"][KEY], data["entries"][f"{KEY} (smaller is better)"]
@@ -43,14 +37,14 @@ def test_one_run_of_all_suites_is_one_entry_per_direction(tmp_path, capsys):
 
 def test_same_commit_twice_is_kept_not_duplicated(tmp_path, capsys):
     hist = tmp_path / "history"
-    run = write_run(tmp_path, 0)
+    run = write_run(tmp_path, 0, 2)
     assert main(["append", str(hist), *run]) == 0
     path = hist / f"bench/{KEY}/data.js"
     before = path.read_bytes()
     assert main(["append", str(hist), *run]) == 0
     assert "already recorded" in capsys.readouterr().out
     assert path.read_bytes() == before
-    assert main(["append", str(hist), *write_run(tmp_path, 1)]) == 0
+    assert main(["append", str(hist), *write_run(tmp_path, 1, 2)]) == 0
     assert main(["validate-history", str(hist)]) == 0
     runner = open_store(hist).read().runners[KEY]
     assert [c.id for c in runner.commits] == [synthetic.commit(i).id for i in (0, 1)]
@@ -76,13 +70,13 @@ def test_reader_recovers_value_ci_samples_and_cpus_from_extra(tmp_path):
 
 def test_corrupt_data_js_is_refused_and_left_untouched(tmp_path, capsys):
     hist = tmp_path / "history"
-    assert main(["append", str(hist), *write_run(tmp_path, 0)]) == 0
+    assert main(["append", str(hist), *write_run(tmp_path, 0, 2)]) == 0
     path = hist / f"bench/{KEY}/data.js"
     truncated = path.read_bytes()[:-200]
     path.write_bytes(truncated)
     os.utime(path, ns=(1_000_000_000, 1_000_000_000))
     capsys.readouterr()
-    assert main(["append", str(hist), *write_run(tmp_path, 1)]) == 2
+    assert main(["append", str(hist), *write_run(tmp_path, 1, 2)]) == 2
     err = capsys.readouterr().err
     assert f"bench/{KEY}/data.js: expected valid JSON" in err
     assert "Traceback" not in err
@@ -95,21 +89,21 @@ def test_corrupt_data_js_is_refused_and_left_untouched(tmp_path, capsys):
 
 def test_hand_broken_value_is_refused_naming_the_field(tmp_path, capsys):
     hist = tmp_path / "history"
-    assert main(["append", str(hist), *write_run(tmp_path, 0)]) == 0
+    assert main(["append", str(hist), *write_run(tmp_path, 0, 2)]) == 0
     path = hist / f"bench/{KEY}/data.js"
     text = path.read_text()
     first_value = text.index('"value": ') + len('"value": ')
     broken = text[:first_value] + '"fast"' + text[text.index(",", first_value) :]
     path.write_text(broken)
     capsys.readouterr()
-    assert main(["append", str(hist), *write_run(tmp_path, 1)]) == 2
+    assert main(["append", str(hist), *write_run(tmp_path, 1, 2)]) == 2
     err = capsys.readouterr().err
     assert f"bench/{KEY}/data.js: entries.{KEY}[0].benches[0].value: expected a number" in err
     assert path.read_text() == broken
 
 
 def test_a_directory_that_is_not_a_history_is_refused(tmp_path, capsys):
-    run = write_run(tmp_path, 0)
+    run = write_run(tmp_path, 0, 2)
     not_history = tmp_path / "project"
     not_history.mkdir()
     (not_history / "README.md").write_text("hello")
@@ -126,7 +120,7 @@ def test_a_directory_that_is_not_a_history_is_refused(tmp_path, capsys):
 def test_validate_lists_duplicates_disorder_and_wrong_tools(tmp_path, capsys):
     hist = tmp_path / "history"
     for i in range(3):
-        assert main(["append", str(hist), *write_run(tmp_path, i)]) == 0
+        assert main(["append", str(hist), *write_run(tmp_path, i, 2)]) == 0
     path = hist / f"bench/{KEY}/data.js"
     data = fmt.parse(path.read_bytes(), "d", for_write=True).data
     runs = data["entries"][KEY]

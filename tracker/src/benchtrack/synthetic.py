@@ -172,6 +172,16 @@ def run(index: int, cpus: int, benches: int = 150, seed: int = 7) -> list[Result
     ]
 
 
+def dump_run(directory: Path, index: int, cpus: int, benches: int = 150) -> list[str]:
+    """`run`'s documents written to `directory` as `run<index>-<cpus>-<suite>.json`; the paths."""
+    paths = []
+    for doc in run(index, cpus, benches):
+        path = Path(directory) / f"run{index}-{cpus}-{doc.suite}.json"
+        doc.dump(path)
+        paths.append(str(path))
+    return paths
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Write a synthetic benchtrack history.")
     parser.add_argument("out", type=Path)

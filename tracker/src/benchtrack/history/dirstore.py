@@ -95,10 +95,11 @@ class DirStore:
         for key in self.keys():
             show = self._show(key)
             try:
-                raw = fmt.read_raw(self.root / self.relpath(key), show)
-                if raw is None:
-                    continue  # removed since listed
-                scanned = scan(raw, show)
+                with fmt.opened(self.root / self.relpath(key), show) as fd:
+                    if fd is None:
+                        continue  # removed since listed
+                    with mapped(fd) as raw:
+                        scanned = scan(raw, show)
             except BadInput as e:
                 problems.append(str(e))
                 continue
@@ -117,15 +118,17 @@ class DirStore:
                 if not KEY_RE.match(key):
                     raise BadInput(self.spec, "runner", "a runner key slugged to [a-z0-9._-]", key)
             with ExitStack() as stack:
-                files = {  # open, and read, once: the bytes checked are the bytes copied
-                    key: stack.enter_context(
-                        _opened(self.root / self.relpath(key), self._show(key))
-                    )
-                    for key in by_key
+                fds = {  # open, and read, once: the bytes checked are the bytes copied
+                    key: stack.enter_context(fmt.opened(self.root / self.relpath(key), show))
+                    for key, show in ((key, self._show(key)) for key in by_key)
+                }
+                raws = {  # mapped: no copy of a 100 MB file
+                    key: None if fd is None else stack.enter_context(mapped(fd))
+                    for key, fd in fds.items()
                 }
                 loaded = {  # every file checked before any is written
-                    key: None if f is None else scan(f[1], self._show(key))
-                    for key, f in files.items()
+                    key: None if raw is None else scan(raw, self._show(key))
+                    for key, raw in raws.items()
                 }
                 outcomes: list[Outcome] = []
                 staged_files: list[tuple[Path, Path]] = []
@@ -135,9 +138,8 @@ class DirStore:
                     if not plan.added:
                         continue
                     show, path = self._show(key), self.root / self.relpath(key)
-                    fd, raw = files[key] or (None, None)
-                    before, pieces = _serialise(raw, loaded.pop(key), plan, show)
-                    tmp = stack.enter_context(staged(path, pieces, source=fd))
+                    before, pieces = _serialise(raws[key], loaded.pop(key), plan, show)
+                    tmp = stack.enter_context(staged(path, pieces, source=fds[key]))
                     _check_written(tmp, before, plan, show)
                     staged_files.append((tmp, path))
                 for tmp, path in staged_files:  # all written and checked: now in place
@@ -186,20 +188,3 @@ def _check_written(tmp: Path, before: Outline, plan: Plan, source: str) -> None:
     ensure_grows(before, after, source)
     if after != plan.outline(before):
         raise HistoryShrink(f"{source}: refusing to write: the new entries did not land as planned")
-
-
-@contextmanager
-def _opened(path: Path, source: str) -> Iterator[tuple[int, bytes] | None]:
-    """The open data.js at `path` and its bytes (mapped: no copy), None if there is none."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        yield None
-        return
-    except OSError as e:
-        raise BadInput(source, None, f"a readable data.js ({e.strerror})") from None
-    try:
-        with mapped(fd) as raw:
-            yield fd, raw
-    finally:
-        os.close(fd)

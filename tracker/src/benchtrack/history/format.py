@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import math
 import mmap
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -178,9 +181,7 @@ class DataJs:
     data: dict[str, Any]
     benches: list[dict[str, Any]]
     spans: dict[str, list[tuple[int, int]]]
-    names: list[str]  # columns of `benches`, gathered once by the check
-    values: list[int | float]
-    extras: list[str]  # "" where a bench has none
+    values: list[int | float]  # of `benches`, gathered once by the check
 
 
 def parse(raw: bytes, source: str, *, for_write: bool = False) -> DataJs:
@@ -190,14 +191,20 @@ def parse(raw: bytes, source: str, *, for_write: bool = False) -> DataJs:
     return check(decode(raw, source), source, for_write=for_write)
 
 
-def read_raw(path: Path, source: str) -> bytes | None:
-    """The bytes of the data.js at `path`, None if there is none."""
+@contextmanager
+def opened(path: Path, source: str) -> Iterator[int | None]:
+    """The data.js at `path` open for reading (a descriptor; None if there is none)."""
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
-        return None
+        yield None
+        return
     except OSError as e:
         raise BadInput(source, None, f"a readable data.js ({e.strerror})") from None
+    try:
+        yield fd
+    finally:
+        os.close(fd)
 
 
 def body(raw: bytes | mmap.mmap, source: str) -> memoryview:
@@ -248,12 +255,11 @@ def check(data: Any, source: str, *, for_write: bool = False) -> DataJs:
             benches = _check_entry(entry, f"entries.{name}[{i}]", fail)
             bounds.append((len(flat), len(flat) + len(benches)))
             flat.extend(benches)
-    columns = _columns(flat)
-    if columns is None:
+    values = _columns(flat)
+    if values is None:
         _find_bad_bench(spans, flat, fail)  # raises with the exact field
         raise fail("entries", "well-formed benches")  # unreachable: _columns disagrees
-    names, values, extras = columns
-    parsed = DataJs(source, data, flat, spans, names, values, extras)
+    parsed = DataJs(source, data, flat, spans, values)
     if for_write:
         normalise(parsed)
     return parsed
@@ -300,11 +306,11 @@ def _check_entry(entry: Any, where: str, fail: Any) -> list[dict[str, Any]]:
 _BENCH_KEYS = frozenset({"name", "value", "unit", "range", "extra"})
 
 
-def _columns(flat: list[Any]) -> tuple[list[str], list[int | float], list[str]] | None:
-    """Names, values and extras of well-formed benches, checked column by column at C speed
+def _columns(flat: list[Any]) -> list[int | float] | None:
+    """The values of well-formed benches, every field checked column by column at C speed
     (per-bench Python checks cost seconds on a 2,000-commit history); None if any is bad."""
     if not flat:
-        return [], [], []
+        return []
     if set(map(type, flat)) != {dict}:
         return None
     try:
@@ -324,7 +330,7 @@ def _columns(flat: list[Any]) -> tuple[list[str], list[int | float], list[str]] 
         finite = bool(np.isfinite(np.array(values, dtype=np.float64)).all())
     except OverflowError:  # an int beyond any float: a number all the same
         finite = all(math.isfinite(v) for v in values if type(v) is float)
-    return (names, values, extras) if finite else None
+    return values if finite else None
 
 
 def _optional(flat: list[dict[str, Any]], key: str) -> list[Any]:

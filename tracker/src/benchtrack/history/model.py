@@ -166,11 +166,9 @@ def reduce_batches(batches: Iterable[scan.Batch]) -> Columns:
         point = 0
         for entry in batch.runs:
             c = entry.commit
-            index = commit_at.get(c.id)
-            if index is None:
-                index = commit_at[c.id] = len(out.rows)
-                author = c.author.get("name", "") if isinstance(c.author, dict) else ""
-                out.rows.append([c.id, c.message, c.timestamp, c.url or "", author])
+            author = c.author.get("name", "") if isinstance(c.author, dict) else ""
+            row = [c.id, c.message, c.timestamp, c.url or "", author]
+            index = _index(commit_at, c.id, out.rows, row)
             count = len(entry.benches)
             if smaller_list or entry.tool == SMALLER_TOOL:
                 smaller_spans.append((point, point + count))

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ from typing import Any
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import mapped
 from benchtrack.history import cache, scan
+from benchtrack.history import format as fmt
 from benchtrack.history.model import Columns, RunnerHistory, finish, merge, reduce_batches
 
 RANGE_BYTES = 4 << 20  # of JSON per range: ~25 ranges per 100 MB file, a few MB of structs each
@@ -45,8 +46,11 @@ def read_runners(files: list[tuple[str, Path, str]]) -> dict[str, RunnerHistory]
     done: dict[str, RunnerHistory] = {}
     with ExitStack() as stack:
         opened = [
-            (key, show, stack.enter_context(_opened(path, show))) for key, path, show in files
+            (key, show, stack.enter_context(fmt.opened(path, show))) for key, path, show in files
         ]
+        for _, show, fd in opened:
+            if fd is None:
+                raise BadInput(show, None, "a readable data.js (it vanished while reading)")
         left = sum(os.fstat(fd).st_size for _, _, fd in opened)  # bytes from this file on
         workers = stack.enter_context(_Workers())
         pending: list[tuple[_File, list[Callable[[], Columns]]]] = []
@@ -123,17 +127,3 @@ class _Workers:
     def __exit__(self, *exc: object) -> None:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
-
-
-@contextmanager
-def _opened(path: Path, show: str) -> Iterator[int]:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        raise BadInput(show, None, "a readable data.js (it vanished while reading)") from None
-    except OSError as e:
-        raise BadInput(show, None, f"a readable data.js ({e.strerror})") from None
-    try:
-        yield fd
-    finally:
-        os.close(fd)

@@ -7,9 +7,9 @@ ids, tools, names and bench lists; finite numbers) are checked on the gathered c
 refusal is explained by format.parse on the same bytes, whose message names the field: the
 slow path only ever runs to say why a file is bad.
 
-Two ways in: `scan` decodes a whole file (validate-history, append); `batches` decodes a file in
-JSON.stringify's layout a few MB of entries at a time, so that a reader of the columns
-(history.model) holds one batch's structs, never a whole file's.
+Two ways in: `scan` decodes a whole file (validate-history, append); `parts` and `decode_range`
+decode a file in JSON.stringify's layout a few MB of entries at a time, so that a reader of the
+columns (history.reader) holds one range's structs, never a whole file's.
 """
 
 from __future__ import annotations
@@ -101,41 +101,35 @@ class Scanned:
 
 def scan(raw: bytes, source: str) -> Scanned:
     """Decode and check a whole data.js; BadInput naming the file and field if it is broken."""
-    doc = _decode(_DOCUMENT, fmt.body(raw, source), raw, source)
-    _check_number(doc.lastUpdate, raw, source)
+    doc, checked_lists = _whole(raw, source)
     flat: list[Bench] = []
     spans: dict[str, list[tuple[int, int]]] = {}
-    for name, runs in doc.entries.items():
-        bounds = spans[name] = []
+    for batch in checked_lists:
+        bounds = spans[batch.name] = []
         at = len(flat)
-        for entry in runs:
+        for entry in batch.runs:
             bounds.append((at, at + len(entry.benches)))
             at += len(entry.benches)
-        flat += checked(name, runs, raw, source).benches
+        flat += batch.benches
     return Scanned(source, doc, flat, spans)
 
 
-class OddLayout(Exception):  # a signal, not an error: the file is valid
-    """`batches` cut a valid file where JSON.stringify's layout would not: read it whole."""
+def whole_batches(raw: bytes, source: str) -> list[Batch]:
+    """A whole-file decode as batches, one per entry list (for a file `parts` cannot cut)."""
+    return _whole(raw, source)[1]
 
 
-def whole_batches(raw: bytes, source: str) -> Iterator[Batch]:
-    """`batches` of a whole-file decode: one per entry list."""
+def _whole(raw: bytes, source: str) -> tuple[Document, list[Batch]]:
     doc = _decode(_DOCUMENT, fmt.body(raw, source), raw, source)
     _check_number(doc.lastUpdate, raw, source)
-    for name, runs in doc.entries.items():
-        yield checked(name, runs, raw, source)
+    return doc, [checked(name, runs, raw, source) for name, runs in doc.entries.items()]
+
+
+class OddLayout(Exception):  # a signal, not an error: the file is valid
+    """`parts` cut a valid file where JSON.stringify's layout would not: read it whole."""
 
 
 Part = tuple[str, Batch | tuple[int, int]]  # entry name, a decoded batch or a byte range
-
-
-def batches(raw: bytes, source: str, size: int = 4 << 20) -> Iterator[Batch]:
-    """Every entry list of a data.js in file order, as checked batches of about `size` bytes
-    of JSON each (an empty list: one empty batch); BadInput as `scan` raises it, OddLayout if
-    the file is valid but not laid out as JSON.stringify lays it out (read it whole then)."""
-    for name, what in parts(raw, source, size):
-        yield what if isinstance(what, Batch) else decode_range(raw, source, name, *what)
 
 
 def parts(raw: bytes, source: str, size: int = 4 << 20) -> list[Part]:
