@@ -9,7 +9,18 @@ ACTIONLINT_VERSION=v1.7.12
 APT_PACKAGES=()        # filled by the checks below, installed in one apt-get call
 installed=0
 # Parts to provision (comma list): CI jobs ask only for what they use; people get everything.
-SETUP_PARTS=",${SETUP_PARTS:-rust,python,perl,browser,lint,npm},"
+# `--parts LIST` overrides $SETUP_PARTS; `--quiet` says nothing when nothing was missing (the
+# tasks a user may run first call it that way before their own work).
+parts=${SETUP_PARTS:-rust,python,perl,browser,lint,npm}
+quiet=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --parts) parts=${2:?--parts takes a comma list}; shift 2 ;;
+    --quiet) quiet=1; shift ;;
+    *) printf 'setup: error: unknown argument %s (expected --parts LIST or --quiet)\n' "$1" >&2; exit 2 ;;
+  esac
+done
+SETUP_PARTS=",$parts,"
 want() { [[ $SETUP_PARTS == *",$1,"* ]]; }
 
 say()  { printf 'setup: %s\n' "$*"; }
@@ -83,5 +94,5 @@ want npm && while IFS= read -r lock; do
   fi
 done < <(find . -name package-lock.json -not -path '*/node_modules/*' -not -path './target/*')
 
-if [ "$installed" -eq 0 ]; then say "everything already present, nothing installed"
+if [ "$installed" -eq 0 ]; then [ "$quiet" -eq 1 ] || say "everything already present, nothing installed"
 else say "done: $installed step(s) installed something"; fi
