@@ -2,7 +2,7 @@
 
 Pairs benchmarks by name; each pair gets a `stats.Change` (bootstrap ratio of medians, see
 benchtrack.stats). Benchmarks only in head are `new`, only in base `removed`, and those head lists
-in `errors` are `failed`. Results are never compared across runner sizes (contract 2).
+in `errors` are `failed`. Results are never compared across runner sizes.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Errors a user can cause, each mapped to the exit codes of ARCHITECTURE.md (contract 4).
+"""Errors a user can cause, each mapped to an exit code (docs/architecture.md, Exit codes).
 
 A user mistake never shows a traceback: the CLI prints `str(error)` on one line and exits
 with `error.exit_code`. Messages name the file, the field and what was expected.

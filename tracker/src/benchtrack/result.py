@@ -1,4 +1,4 @@
-"""The result document `benchtrack.result/1` (ARCHITECTURE.md contract 1): one suite, one run.
+"""The result document `benchtrack.result/1` (docs/architecture.md): one suite, one run.
 
 This module is the single place that knows the schema. Everything that reads or writes a result
 document goes through `ResultDocument.from_dict` / `load` (which validate every field and raise

@@ -3,7 +3,7 @@
     NAME: str                                   # the subcommand
     HELP: str                                   # one line for `benchtrack --help`
     def add_arguments(parser) -> None           # its flags
-    def run(args) -> int                        # an exit code of contract 4
+    def run(args) -> int                        # an exit code of benchtrack.errors
 
 and is listed in COMMANDS, in the order `--help` shows them.
 """

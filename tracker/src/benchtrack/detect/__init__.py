@@ -1,5 +1,5 @@
-"""Change-point detection over main's history (issue 10): `benchtrack detect`, and `run()` for
-bench-local.
+"""Change-point detection over main's history (tracker/DETECT.md): `benchtrack detect`, and
+`run()` for bench-local.
 
     from benchtrack import detect
     all_changes, new_changes = detect.run(".bench/history", write=True)

@@ -1,4 +1,5 @@
-"""Per-series points out of a history (contract 2): one series per benchmark × runner size.
+"""Per-series points out of a history (docs/architecture.md, History): one series per
+benchmark × runner size.
 
 A series is the benchmark's values in the order the history appended them, which is main's merge
 order. Commit dates are not used for ordering: author/committer timestamps of merged commits are

@@ -1,4 +1,4 @@
-"""The PR gate (issue 7): base and head measured in interleaved rounds on one machine.
+"""The PR gate (tracker/GATE.md): base and head measured in interleaved rounds on one machine.
 
 config    benchtrack.toml: suites, threshold, alpha, rounds
 worktree  git checkouts of base and head outside the user's tree
