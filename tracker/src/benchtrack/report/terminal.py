@@ -1,4 +1,9 @@
-"""Terminal report: one rich table per suite, a one-line summary under each; NO_COLOR honoured."""
+"""Terminal report: one rich table per suite, a one-line summary under each; NO_COLOR honoured.
+
+On a terminal the table fits its width (long names fold). Anywhere else (a CI log, a pipe into
+`less` or `grep`) each row is one line at its full width, and colours are off unless FORCE_COLOR
+asks for them.
+"""
 
 from __future__ import annotations
 
@@ -22,12 +27,29 @@ STYLES = {
 }
 
 
+# Wide enough for any row: a table takes only the width its content needs, never this.
+UNBOUNDED = 1 << 15
+
+
+def _is_tty(file: object) -> bool:
+    isatty = getattr(file, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # closed
+        return False
+
+
 def console(stderr: bool = False) -> Console:
+    file = sys.stderr if stderr else sys.stdout
+    # rich would size a pipe by the terminal on stdin/stderr (or 80 columns in CI) and fold rows;
+    # a log or a pipe has no width, so give it the whole row, unwrapped.
+    wide = {} if _is_tty(file) else {"width": UNBOUNDED, "soft_wrap": True}
     # rich reads NO_COLOR itself; passing it keeps the rule visible here.
     return Console(
-        file=sys.stderr if stderr else sys.stdout,
+        file=file,
         no_color=bool(os.environ.get("NO_COLOR")),
         highlight=False,
+        **wide,
     )
 
 
