@@ -49,7 +49,8 @@ fi
 # --- uv, then the locked Python environment (tracker, Python suite, dev tools) -------------
 if ! command -v uv >/dev/null 2>&1; then
   say "installing uv $UV_VERSION from PyPI (runs the Python parts from uv.lock)"
-  python3 -m pip install --quiet "uv==$UV_VERSION"
+  # PIP_ROOT_USER_ACTION (not the flag) so a pip older than 22.1 does not stop on it
+  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet "uv==$UV_VERSION"
   command -v pyenv >/dev/null 2>&1 && pyenv rehash
   command -v uv >/dev/null 2>&1 || die "uv installed but not on PATH; add $(python3 -m site --user-base)/bin to PATH"
   installed=$((installed + 1))
@@ -62,10 +63,16 @@ if ! uv sync --locked --check >/dev/null 2>&1; then
 fi
 
 # --- Debian packages: Coro for the Perl suite, Chromium for the dashboard's browser tests --
-if want perl; then perl -MCoro -MCoro::Timer -e1 2>/dev/null || APT_PACKAGES+=(libcoro-perl); fi
-if want browser; then [ -x /usr/bin/chromium ] || APT_PACKAGES+=(chromium); fi
+APT_WHY=()             # each package with what it is for, for the message
+if want perl && ! perl -MCoro -MCoro::Timer -e1 2>/dev/null; then
+  APT_PACKAGES+=(libcoro-perl); APT_WHY+=("libcoro-perl (the Perl suite)")
+fi
+if want browser && [ ! -x /usr/bin/chromium ]; then
+  APT_PACKAGES+=(chromium); APT_WHY+=("chromium (the dashboard's browser tests)")
+fi
 if [ ${#APT_PACKAGES[@]} -gt 0 ]; then
-  say "installing Debian packages: ${APT_PACKAGES[*]} (Coro: Perl suite; chromium: browser tests)"
+  why=$(printf '%s, ' "${APT_WHY[@]}")
+  say "installing Debian packages: ${why%, }"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${APT_PACKAGES[@]}" >/dev/null
   installed=$((installed + 1))
