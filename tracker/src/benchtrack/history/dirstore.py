@@ -1,6 +1,6 @@
 """A history in a local directory (`.bench/history/` for bench-local, or a gh-pages checkout).
 
-Layout (docs/conventions.md): `bench/<runner-key>/data.js`, one per runner size. Writers take an
+Layout (docs/architecture.md): `bench/<runner-key>/data.js`, one per runner size. Writers take an
 exclusive lock on the directory, read and check every file they will touch before writing any,
 and replace each file atomically: a refused append leaves every byte as it was.
 """

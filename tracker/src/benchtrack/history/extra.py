@@ -1,4 +1,4 @@
-"""The `extra` string of a bench and its `range`, as docs/conventions.md fixes them.
+"""The `extra` string of a bench and its `range`, as docs/architecture.md fixes them.
 
 `extra` is `runner=<label>; cpus=<n>; samples=<n>; ci=<lo>..<hi>; suite=<suite>`: readable in the
 action's own tooltip, and enough to recover the runner size and each point's uncertainty.

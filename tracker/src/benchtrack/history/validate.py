@@ -1,6 +1,6 @@
 """What `validate-history` checks beyond the format (which format.parse already enforces).
 
-Per runner file: entry names and tools follow docs/conventions.md, entries are in recording
+Per runner file: entry names and tools follow docs/architecture.md, entries are in recording
 order, no commit is recorded twice under one entry name, no bench name twice in one entry, and
 the vCPUs in `extra` agree with the runner key. CI runs this before github-action-benchmark
 touches a data.js, so the action never appends to (or silently restarts) a broken history.
