@@ -21,6 +21,9 @@ gate "ruff check"    uv run --frozen ruff check .
 gate "ruff format"   uv run --frozen ruff format --check .
 # actionlint runs shellcheck on every run: step; uv run puts the locked shellcheck on PATH.
 gate "actionlint"    uv run --frozen actionlint -no-color
+# zizmor: workflow security (credential leaks, dangerous triggers, injection); offline, so no
+# token is read; medium severity and up fails, and every ignore in .github/ says why.
+gate "zizmor"        uv run --frozen zizmor --offline --no-progress --color never --persona auditor --min-severity medium .github/
 mapfile -t scripts < <(shell_files)
 gate "shellcheck"    uv run --frozen shellcheck -x "${scripts[@]}"
 
