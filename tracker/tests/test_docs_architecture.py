@@ -1,0 +1,79 @@
+"""docs/architecture.md says what the code does: its `--help` blocks are what the parser prints,
+every command has one, its example result document passes the schema's checks, and its exit
+codes are errors.py's.
+
+A failure prints the text to paste: the `--help` of that command at 100 columns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from benchtrack import cli, commands, errors
+from benchtrack.result import ResultDocument
+
+ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
+HELP_BLOCK = re.compile(r"^```text\n(usage: benchtrack\b.*?)\n```$", re.S | re.M)
+USAGE = re.compile(r"usage: benchtrack(?: ([a-z][a-z-]*))? ")
+
+
+def documented_help() -> dict[str, str]:
+    """Command name ("" for `benchtrack` itself) -> the help block the page shows for it."""
+    out: dict[str, str] = {}
+    for block in HELP_BLOCK.findall(ARCHITECTURE.read_text(encoding="utf-8")):
+        match = USAGE.match(block)
+        assert match, f"docs/architecture.md: a help block that is not a usage: {block[:60]!r}"
+        name = match.group(1) or ""
+        assert name not in out, f"docs/architecture.md: two help blocks for {name!r}"
+        out[name] = block
+    return out
+
+
+def printed_help(argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys) -> str:
+    monkeypatch.setenv("COLUMNS", "100")  # argparse wraps to the terminal's width
+    with pytest.raises(SystemExit) as done:
+        cli.main([*argv, "--help"])
+    assert done.value.code == 0
+    return "\n".join(line.rstrip() for line in capsys.readouterr().out.rstrip().splitlines())
+
+
+NAMES = ["", *(module.NAME for module in commands.load())]
+
+
+def test_every_command_has_its_help_on_the_page() -> None:
+    assert sorted(documented_help()) == sorted(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES, ids=[n or "benchtrack" for n in NAMES])
+def test_help_block_is_what_the_parser_prints(name: str, monkeypatch, capsys) -> None:
+    expected = printed_help([name] if name else [], monkeypatch, capsys)
+    shown = documented_help().get(name)
+    assert shown == expected, (
+        f"docs/architecture.md: the help of `benchtrack {name}` changed; paste this:\n{expected}"
+    )
+
+
+def test_example_result_document_is_valid() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text[text.index("\n## Result document\n") :]
+    example = re.search(r"^```json\n(.*?)\n```$", section, re.S | re.M)
+    assert example, "docs/architecture.md: no JSON example under 'Result document'"
+    doc = ResultDocument.from_dict(json.loads(example.group(1)), "docs/architecture.md")
+    assert {b.direction for b in doc.benchmarks} == {"bigger", "smaller"}
+    assert doc.errors, "the example shows a benchmark that failed to run"
+
+
+def test_exit_code_table_is_errors_py() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text[text.index("\n## Exit codes\n") :]
+    codes = [int(c) for c in re.findall(r"^\| `(\d+)` \|", section, re.M)]
+    assert codes == [
+        errors.EXIT_OK,
+        errors.EXIT_REGRESSION,
+        errors.EXIT_BAD_INPUT,
+        errors.EXIT_BENCHMARK_FAILED,
+    ]
