@@ -63,7 +63,7 @@ def test_median_ci_contains_the_median():
 
 
 def base_doc() -> ResultDocument:
-    from test_result import GOOD as DOC  # the reference document of contract 1
+    from test_result import GOOD as DOC  # the reference result document
 
     data = json.loads(json.dumps(DOC))
     data["errors"] = []

@@ -68,7 +68,7 @@ def test_a_step_needs_min_segment_points_after_it():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_ten_small_losses_in_a_row_are_caught(seed):
-    # The case: ten PRs, each costing 2% (below what a PR gate or min_effect sees), one
+    # A slow leak: ten PRs, each costing 2% (below what a PR gate or min_effect sees), one
     # every 3 commits. The history loses 18%; the detector reports it as a few regressions.
     level = np.r_[
         np.zeros(30), np.repeat(np.arange(1, 11), 3) * np.log(0.98), np.full(30, 10 * np.log(0.98))

@@ -76,7 +76,7 @@ class Benchmark:
             "ci": [self.ci[0], self.ci[1]],
             "samples": list(self.samples),
         }
-        if self.direction != "bigger":  # absent means bigger-is-better (conventions)
+        if self.direction != "bigger":  # absent means bigger-is-better
             out["direction"] = self.direction
         if self.params:
             out["params"] = dict(self.params)
