@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+
+from benchtrack.gate import worktree
 
 CONFIG = """\
 [gate]
@@ -92,9 +97,12 @@ def commit(repo: Path, message: str, files: dict[str, str]) -> str:
     return git(repo, "rev-parse", "HEAD")
 
 
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    repo = tmp_path_factory.mktemp("fixture-repo")
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    # Each test its own repository (and so its own worktrees): a gate one test cancels or leaves
+    # behind cannot reach another's.
+    repo = tmp_path / "fixture-repo"
+    repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     commit(
         repo,
@@ -191,11 +199,21 @@ def test_harness_exit_status_is_a_failure_even_with_output(repo: Path) -> None:
     assert "fixture" in doc["failed"]["head"] and not doc["failed"]["base"]
 
 
-def test_a_cancelled_gate_removes_its_worktrees(repo: Path) -> None:
-    # CI cancels with SIGTERM; the worktrees (and their `git worktree` records) must not linger.
-    import signal
-    import time
+def registered_worktrees(repo: Path) -> list[str]:
+    """Every linked worktree git still records, with its state (locked, prunable)."""
+    out = git(repo, "worktree", "list", "--porcelain")
+    return [block for block in out.split("\n\n") if "target/gate" in block]
 
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        "worktrees/head",  # as git adds the second worktree (a kill there used to leave it locked)
+        "logs",  # once rounds run
+    ],
+)
+def test_a_cancelled_gate_removes_its_worktrees(repo: Path, when: str) -> None:
+    # CI cancels with SIGTERM; the worktrees (and their `git worktree` records) must not linger.
     proc = subprocess.Popen(
         [sys.executable, "-m", "benchtrack.cli", "gate", "--base", "c1", "--head", "c3"],
         cwd=repo,
@@ -203,15 +221,40 @@ def test_a_cancelled_gate_removes_its_worktrees(repo: Path) -> None:
         stderr=subprocess.DEVNULL,
         env={**os.environ, "NO_COLOR": "1"},
     )
+    try:
+        mark = repo / "target" / "gate" / when
+        deadline = time.monotonic() + 60
+        while not mark.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert mark.exists(), f"the gate never made {mark}"
+        proc.send_signal(signal.SIGTERM)
+        # Wait for the gate to exit fully: its cleanup is part of what is tested.
+        assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     worktrees = repo / "target" / "gate" / "worktrees"
-    deadline = time.monotonic() + 60
-    while not (worktrees / "head").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert (worktrees / "head").exists(), "the gate never made its worktrees"
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
     assert not (worktrees / "base").exists() and not (worktrees / "head").exists()
-    assert "target/gate/worktrees" not in git(repo, "worktree", "list")
+    assert registered_worktrees(repo) == []
+    code, doc, text = gate(repo, "--base", "c2", "--head", "c3", "--rounds", "3")
+    assert code == 0 and doc, text  # and the next gate in this repository runs
+
+
+def test_a_worktree_left_locked_by_a_killed_gate_is_replaced(repo: Path) -> None:
+    # SIGKILL (or a power cut) while git adds a worktree leaves it locked "initializing" and
+    # maybe missing: `git worktree prune` keeps such a record and `add --force` refuses the path.
+    stale = repo / "target" / "gate" / "worktrees" / "base"
+    git(repo, "worktree", "add", "-q", "--detach", str(stale), "c1")
+    git(repo, "worktree", "lock", "--reason", "initializing", str(stale))
+    shutil.rmtree(stale)
+    assert "locked initializing" in registered_worktrees(repo)[0].splitlines()
+    sha = git(repo, "rev-parse", "c2")
+    co = worktree.checkout(repo, "base", "c2", sha, "c2")
+    assert git(co.path, "rev-parse", "HEAD") == sha
+    assert not [a for a in registered_worktrees(repo)[0].splitlines() if a.startswith("locked")]
+    worktree.remove(repo, co)
+    assert registered_worktrees(repo) == [] and not stale.exists()
 
 
 # A suite whose head runs alternate between 75% and 85% of the base's throughput, run by run

@@ -89,12 +89,12 @@ def run(args: argparse.Namespace) -> int:
         say("[yellow]warning:[/] base and head are the same commit (an A/A run)")
     out_dir = args.out or root / "target" / "bench" / "gate"
     logs = root / "target" / "gate" / "logs"
-    sides = (
-        worktree.checkout(root, "base", args.base, base_sha, base_subject),
-        worktree.checkout(root, "head", args.head, head_sha, head_subject),
-    )
+    made: list[worktree.Checkout] = []  # inside the try: a cancel while adding head removes base
     failures: list = []
     try:
+        made.append(worktree.checkout(root, "base", args.base, base_sha, base_subject))
+        made.append(worktree.checkout(root, "head", args.head, head_sha, head_subject))
+        sides = (made[0], made[1])
         data = interleave(
             suites,
             sides,
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         if not args.keep_worktrees:
-            for co in sides:
+            for co in made:
                 worktree.remove(root, co)
     outcome = analyse(data, cfg, looks)
     outcome.suite_failures = failures

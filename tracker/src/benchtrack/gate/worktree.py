@@ -62,26 +62,48 @@ def dirty_paths(repo: Path) -> list[str]:
     return [line[3:] for line in out.splitlines() if line.strip()]
 
 
+def registered(repo: Path) -> dict[Path, list[str]]:
+    """The worktrees git knows of: path -> its attribute lines (`detached`, `locked ...`, ...)."""
+    found: dict[Path, list[str]] = {}
+    for block in git(repo, "worktree", "list", "--porcelain").stdout.split("\n\n"):
+        lines = block.splitlines()
+        if lines and lines[0].startswith("worktree "):
+            found[Path(lines[0].removeprefix("worktree "))] = lines[1:]
+    return found
+
+
 def checkout(repo: Path, side: str, ref: str, sha: str, subject: str) -> Checkout:
-    """Put `sha` in this side's worktree: reuse it if registered, else (re)create it."""
+    """Put `sha` in this side's worktree: reuse it if registered and whole, else (re)create it."""
     root = repo / "target" / "gate"
     path, cache = root / "worktrees" / side, root / "cache" / side
     cache.mkdir(parents=True, exist_ok=True)
     git(repo, "worktree", "prune")
-    registered = git(repo, "worktree", "list", "--porcelain").stdout
-    if path.is_dir() and f"worktree {path.resolve()}" in registered:
+    attributes = registered(repo).get(path.resolve())
+    # A gate killed while git was adding a worktree leaves it locked ("initializing"), which
+    # `prune` keeps and `add --force` refuses: such a one is discarded, never reused.
+    whole = attributes is not None and not any(a.startswith("locked") for a in attributes)
+    if whole and path.is_dir():
         git(path, "checkout", "--quiet", "--detach", "--force", sha)
         git(path, "clean", "-fdq")  # untracked leftovers; ignored build output (target/) stays
     else:
-        if path.exists():
-            shutil.rmtree(path)
+        discard(repo, path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        git(repo, "worktree", "add", "--quiet", "--detach", "--force", str(path), sha)
+        try:
+            git(repo, "worktree", "add", "--quiet", "--detach", "--force", str(path), sha)
+        except BaseException:  # SIGTERM (SystemExit) mid-add included: leave nothing half-made
+            discard(repo, path)
+            raise
     return Checkout(side, ref, sha, subject, path, cache)
 
 
-def remove(repo: Path, co: Checkout) -> None:
-    git(repo, "worktree", "remove", "--force", str(co.path), check=False)
-    if co.path.exists():
-        shutil.rmtree(co.path, ignore_errors=True)
+def discard(repo: Path, path: Path) -> None:
+    """Remove the worktree at `path` and git's record of it, locked or half-made alike."""
+    # --force twice removes a locked worktree too (git-worktree(1)); the directory may be gone.
+    git(repo, "worktree", "remove", "--force", "--force", str(path), check=False)
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
     git(repo, "worktree", "prune", check=False)
+
+
+def remove(repo: Path, co: Checkout) -> None:
+    discard(repo, co.path)
