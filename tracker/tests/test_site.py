@@ -103,3 +103,30 @@ def test_site_of_a_git_history_equals_the_site_of_its_directory(tmp_path: Path) 
     index = _index(from_git)
     assert index["detect"] == {"generated": "2026-11-21T10:00:00Z"}
     assert [(c["i"], c["new"]) for c in index["changes"]] == [(20, True)]
+
+
+def test_index_carries_both_runs_of_a_cards_change_with_their_spreads(tmp_path: Path) -> None:
+    """A card judges its change (latest vs previous run) against both runs' ± half-widths, from
+    the index alone: `last` is [commit index, value, half-width, previous value, its half-width],
+    each the history's own (values to 6 digits, half-widths to 3)."""
+    history = _history(tmp_path / "h")
+    assert cli.main(["site", str(history), "--out", str(tmp_path / "s")]) == 0
+    index = _index(tmp_path / "s")
+    model = open_store(str(history)).read()
+    position = {c: i for i, c in enumerate(index["commits"]["id"])}
+    checked = 0
+    for suite in index["suites"]:
+        for group in suite["groups"]:
+            for bench in group["benches"]:
+                for key, last in bench["last"].items():
+                    series = model.runners[key].series[bench["name"]]
+                    commits = [series.commits[c].id for c in series.commit_index[-2:]]
+                    value, spread = series.value[-2:], series.spread[-2:]
+                    assert last[0] == position[commits[-1]]
+                    assert last[1] == pytest.approx(value[-1], rel=1e-5)
+                    assert last[2] == pytest.approx(abs(spread[-1]), rel=1e-2)
+                    assert last[3] == pytest.approx(value[-2], rel=1e-5)
+                    assert last[4] == pytest.approx(abs(spread[-2]), rel=1e-2)
+                    assert spread[-2] > 0 and spread[-2] != spread[-1]  # a real, distinct range
+                    checked += 1
+    assert checked == 6 * 2

@@ -8,7 +8,8 @@ from the history, written beside `bench/`:
     OUT/dashboard/app.js, style.css     its code
     OUT/dashboard/vendor/uPlot.*        the chart library, copied from node_modules
     OUT/dashboard/data/index.js         window.BENCHTRACK_INDEX: runners, commits (deduplicated
-                                        across runners), suites/groups/benchmarks, latest values,
+                                        across runners), suites/groups/benchmarks, latest and
+                                        previous values with their ± half-widths,
                                         change points for the markers and the Regressions list
                                         (from bench/changes.json when present)
     OUT/dashboard/data/g/<group>.js     one per suite/group, loaded lazily when the group scrolls
@@ -372,12 +373,16 @@ def derive(history: SiteHistory) -> SiteData:
                     per_runner_o.append(
                         f"{key_json}:{_series_json(*_bucket_means(pos, values, spread, bucket, n))}"
                     )
+                # the card's change (latest vs previous run) and both runs' spreads, so the page
+                # can tell a change from the runs' own noise without loading the series
                 before = float(values[-2]) if len(values) > 1 else math.nan
+                before_spread = float(spread[-2]) if len(values) > 1 else math.nan
                 last[runner.key] = [
                     int(pos[-1]),
                     quantise(float(values[-1])),
                     quantise(abs(float(spread[-1])), 3),
                     quantise(before),
+                    quantise(abs(before_spread), 3),
                 ]
             name_json = orjson.dumps(meta["name"]).decode()
             chunks.append(f"{name_json}:{{{','.join(per_runner)}}}")
