@@ -65,6 +65,7 @@
     const s = (Math.abs(x) * 100).toFixed(1);
     return (Number(s) === 0 ? '±' : x > 0 ? '+' : '−') + s + ' %';
   }
+  const plural = (n, one, many) => n + ' ' + (n === 1 ? one : many);
   function dateText(t) {
     return new Date(t * 1000).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
   }
@@ -106,6 +107,11 @@
   const T = IDX ? IDX.commits.t : [];
   const T_MIN = NCOMMITS ? T[0] : 0;
   const T_MAX = NCOMMITS ? T[NCOMMITS - 1] : 1;
+  // One run a commit: every runner size measures each commit once (the history keeps no reruns).
+  const runsText = () => plural(NCOMMITS, 'run', 'runs');
+  const FIRST_RUN = '1 run so far: trends appear from the second run.';
+  const HALF_DAY = 43200;        // the x axis around a single commit (a zero-width axis draws nothing)
+  const xSpan = (a, b) => (a === b ? [a - HALF_DAY, b + HALF_DAY] : [a, b]);
 
   const loaded = new Map();      // group file -> Promise
   const SERIES = new Map();      // bench name -> {runnerKey: {i: Int32Array, v: Float64Array, r: Float64Array}}
@@ -316,6 +322,19 @@
         while (j <= i1 && lo[j] != null) j++;
         const end = j - 1;
         if (end < start) continue;
+        if (end === start) {
+          // a lone point (the first run, or a runner's only one) has no band: an error bar
+          const x = u.valToPos(sd.xs[start], 'x', true), w = 3 * devicePixelRatio;
+          const y0 = u.valToPos(hi[start], 'y', true), y1 = u.valToPos(Math.max(lo[start], u.scales.y.min), 'y', true);
+          ctx.strokeStyle = RUNNER_BY_KEY.get(sd.keys[s]).color + '99';
+          ctx.lineWidth = 1.5 * devicePixelRatio;
+          ctx.beginPath();
+          ctx.moveTo(x, y0); ctx.lineTo(x, y1);
+          ctx.moveTo(x - w, y0); ctx.lineTo(x + w, y0);
+          ctx.moveTo(x - w, y1); ctx.lineTo(x + w, y1);
+          ctx.stroke();
+          continue;
+        }
         ctx.beginPath();
         for (let k = start; k <= end; k++) {
           const x = u.valToPos(sd.xs[k], 'x', true), y = u.valToPos(hi[k], 'y', true);
@@ -357,6 +376,27 @@
     const dir = d === 'smaller' || d === 'bigger' ? d : bench.dir;
     return dir === 'smaller' ? c.change > 0 : c.change < 0;
   }
+  // A change between two runs is coloured only when it is real: the runs' ± ranges (value ± half
+  // its ci) do not overlap, or change-point detection flagged a step there. Runs of unchanged code
+  // on a busy machine differ by tens of percent inside their own ranges; that is noise, shown
+  // neutral. A (v, r) is a run's value and half-width (NaN: not recorded, so never judged real).
+  const MIN_CHANGE = 0.02;       // smaller changes stay neutral unless detection flagged them
+  function judge(dir, a, b, flagged) {
+    if (!a || !b || !a.v) return { kind: '', note: '' };
+    const ch = b.v / a.v - 1;
+    const worse = dir === 'smaller' ? ch > 0 : ch < 0;
+    const rel = (x) => pct(x.r / x.v).replace(/^[+−]/, '±');
+    if (flagged) return { kind: worse ? 'worse' : 'better', why: 'confirmed', note: 'confirmed by change-point detection' };
+    if (isNaN(a.r) || isNaN(b.r)) return { kind: '', why: 'unknown', note: 'no ± range recorded, so not judged' };
+    if (Math.abs(b.v - a.v) <= a.r + b.r) return { kind: '', why: 'noise', note: `within the runs' spread (${rel(a)} before, ${rel(b)} after)` };
+    if (Math.abs(ch) < MIN_CHANGE) return { kind: '', why: 'small', note: `beyond the runs' spread but under ${MIN_CHANGE * 100} %` };
+    return { kind: worse ? 'worse' : 'better', why: 'beyond', note: `beyond the runs' spread (${rel(a)} before, ${rel(b)} after)` };
+  }
+  function flaggedAt(name, runner, from, to) {
+    // detection flagged a step of this series on this runner at a commit in (from, to]
+    return (CHANGES.get(name) || []).some((c) => c.runner === runner && c.i > from && c.i <= to);
+  }
+
   function drawMarkers(u, sd, bench, big) {
     // where it drew goes to the chart host's data-markers (CSS pixels of the canvas), for tests
     const ctx = u.ctx;
@@ -468,14 +508,19 @@
       cursor: { show: false },
       legend: { show: false },
       select: { show: false },
-      scales: { x: { time: true, range: () => [T_MIN, T_MAX] }, y: { range: yRange(sd, false) } },
+      // a little room left and right, so the first and latest points (and markers) are whole
+      scales: { x: { time: true, range: () => xSpan(T_MIN - (T_MAX - T_MIN) * 0.03, T_MAX + (T_MAX - T_MIN) * 0.03) }, y: { range: yRange(sd, false) } },
       axes: [
         { show: false },
         { size: 50, font: AXIS_FONT, ticks: { show: false }, gap: 3, values: axisValues(state.norm), splits: (u, ai, min, max) => [min + (max - min) * 0.1, (min + max) / 2, max - (max - min) * 0.1], grid: { stroke: 'rgba(0,0,0,0.06)', width: 1 } },
       ],
-      series: [{}].concat(sd.keys.map((k) => {
+      series: [{}].concat(sd.keys.map((k, s) => {
         const r = RUNNER_BY_KEY.get(k);
-        return { stroke: r.color, width: 1.4, dash: r.dash, points: { show: false }, spanGaps: true };
+        // few points (the first runs) or far apart: a line alone would hide them, or be nothing
+        const n = sd.ys[s].reduce((c, v) => c + (v != null), 0);
+        const sparse = n < 3 || n * 16 <= w;
+        return { stroke: r.color, width: 1.4, dash: r.dash, spanGaps: true,
+          points: { show: sparse, size: n < 3 ? 7 : 5, fill: r.color, stroke: r.color } };
       })),
       hooks: {
         drawAxes: [(u) => drawBands(u, sd, '1c')],
@@ -530,12 +575,12 @@
           for (const k of state.runners) {
             const l = b.last[k];
             if (!l) continue;
+            // l: [commit index, value, ± half-width, previous value, its ± half-width]
             const ch = l[3] ? l[1] / l[3] - 1 : null;
-            const worse = ch != null && (b.dir === 'smaller' ? ch > 0.02 : ch < -0.02);
-            const better = ch != null && (b.dir === 'smaller' ? ch < -0.02 : ch > 0.02);
+            const j = ch == null ? null : judge(b.dir, { v: l[3], r: l[4] ?? NaN }, { v: l[1], r: l[2] ?? NaN }, flaggedAt(b.name, k, l[0] - 1, l[0]));
             lastRow.append(el('li', null, runnerSwatch(k), el('span', { class: 'rk', text: runnerName(k) }),
               el('span', { class: 'val', text: fmt(l[1]) }),
-              ch != null ? el('span', { class: 'chg' + (worse ? ' worse' : better ? ' better' : ''), text: pct(ch) }) : null));
+              j ? el('span', { class: 'chg' + (j.kind ? ' ' + j.kind : ' ' + j.why), 'data-judged': j.why, title: `${pct(ch)} vs the previous run: ${j.note}`, text: pct(ch) }) : null));
           }
           const link = el('a', { class: 'card', href: hashFor({ view: 'bench', bench: b.name, from: null, to: null }), 'data-name': b.name },
             el('span', { class: 'card-head' }, el('span', { class: 'card-title', text: b.variant }),
@@ -551,7 +596,7 @@
       }
       if (suiteShown) { frag.append(sec); shown += suiteShown; }
     }
-    const summary = el('p', { class: 'summary', id: 'summary', text: `${shown} of ${BENCHES.length} benchmarks` + (state.q ? ` match “${state.q}”` : '') + ` · ${NCOMMITS} commits · drag on a chart to zoom, click a card for details` });
+    const summary = el('p', { class: 'summary', id: 'summary', text: `${shown} of ${plural(BENCHES.length, 'benchmark', 'benchmarks')}` + (state.q ? ` match “${state.q}”` : '') + ` · ${runsText()} · drag on a chart to zoom, click a card for details` });
     const rel = el('label', { class: 'rel' }, el('input', { type: 'checkbox', id: 'norm-overview', checked: state.norm,
       onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Relative: each line divided by its first point');
     const counts = changeCounts(changeRows());
@@ -560,7 +605,8 @@
       `${counts.regressions} ${counts.regressions === 1 ? 'regression' : 'regressions'} flagged by change-point detection`,
       counts.fresh ? el('span', { class: 'badge', text: counts.fresh + ' new' }) : null,
       el('a', { href: hashFor({ view: 'regressions', from: null, to: null }), text: 'See the list' })) : null;
-    main.replaceChildren(el('div', { class: 'bar' }, summary, rel), ...(flagged ? [flagged] : []), frag);
+    const first = NCOMMITS === 1 ? el('p', { class: 'notice info', id: 'first-run', text: FIRST_RUN }) : null;
+    main.replaceChildren(el('div', { class: 'bar' }, summary, rel), ...(first ? [first] : []), ...(flagged ? [flagged] : []), frag);
     if (!shown) main.append(el('p', { class: 'notice', text: 'No benchmark matches the filter.' }));
     observe(hosts, miniChart);
   }
@@ -576,7 +622,8 @@
     const head = el('div', { class: 'bench-head' },
       el('p', { class: 'crumbs' }, el('a', { href: hashFor({ view: 'overview', from: null, to: null }), text: '← Overview' }), ' / ', bench.suite, ' / ', bench.group.name),
       el('h2', { text: bench.name }),
-      el('p', { class: 'unit', text: bench.unit + (bench.dir === 'smaller' ? ' — lower is better' : ' — higher is better') }));
+      el('p', { class: 'unit', text: bench.unit + (bench.dir === 'smaller' ? ' — lower is better' : ' — higher is better') }),
+      NCOMMITS === 1 ? el('p', { class: 'notice info', id: 'first-run', text: FIRST_RUN }) : null);
     const tools = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Chart controls' },
       el('label', null, el('input', { type: 'checkbox', id: 'log', checked: state.log, onchange: (e) => { state.log = e.target.checked; saveState(); render(); } }), ' Log scale'),
       el('label', null, el('input', { type: 'checkbox', id: 'norm', checked: state.norm, onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Normalise to first point'),
@@ -605,17 +652,18 @@
     for (const [s, k] of sd.keys.entries()) {
       const r = RUNNER_BY_KEY.get(k);
       const n = sd.ys[s].filter((v) => v != null).length;
-      legend.append(el('li', { 'data-runner': k }, runnerSwatch(k), `${r.key} (${runnerName(k)}, ${n} points)`));
+      legend.append(el('li', { 'data-runner': k }, runnerSwatch(k), `${r.key} (${runnerName(k)}, ${plural(n, 'point', 'points')})`));
     }
     const tbody = latest.tBodies[0];
     const per = SERIES.get(bench.name) || {};
     for (const k of sd.keys) {
       const s = per[k]; const n = s.v.length;
       const ch = n > 1 ? s.v[n - 1] / s.v[n - 2] - 1 : null;
+      const j = ch == null ? null : judge(bench.dir, { v: s.v[n - 2], r: s.r[n - 2] }, { v: s.v[n - 1], r: s.r[n - 1] }, flaggedAt(bench.name, k, s.i[n - 2], s.i[n - 1]));
       tbody.append(el('tr', null, el('th', { scope: 'row' }, runnerSwatch(k), ' ', k), el('td', { text: RUNNER_BY_KEY.get(k).cpus ?? '—' }),
         el('td', null, el('code', { text: short(IDX.commits.id[s.i[n - 1]]) })),
         el('td', { text: fmt(s.v[n - 1], 4) + (isNaN(s.r[n - 1]) ? '' : ' ± ' + fmt(s.r[n - 1], 3)) + ' ' + bench.unit }),
-        el('td', { text: pct(ch) })));
+        el('td', { class: 'chg' + (j && j.kind ? ' ' + j.kind : '') }, ch == null ? 'first run' : pct(ch), j ? el('span', { class: 'why', text: ' · ' + j.note }) : null)));
     }
     const ms = changeMarkers(bench.name, sd);
     if (ms.length) {
@@ -642,7 +690,8 @@
         points: { size: 8, width: 2 },
       },
       scales: {
-        x: { time: true },
+        // one commit: a day around it (uPlot would give a single time value 1000 days to its right)
+        x: sd.xs.length === 1 ? { time: true, range: () => xSpan(sd.xs[0], sd.xs[0]) } : { time: true },
         y: state.log ? { distr: 3, log: 10, range: yRange(sd, true) } : { range: yRange(sd, false) },
       },
       tzDate: utc,
@@ -651,10 +700,11 @@
         { font: AXIS_FONT, size: 58, values: axisValues(state.norm), grid: { stroke: 'rgba(0,0,0,0.08)' },
           label: state.norm ? 'relative to first point' : bench.unit, labelFont: AXIS_FONT, labelSize: 16 },
       ],
-      series: [{}].concat(sd.keys.map((k) => {
+      series: [{}].concat(sd.keys.map((k, s) => {
         const r = RUNNER_BY_KEY.get(k);
+        const n = sd.ys[s].reduce((c, v) => c + (v != null), 0);
         return { label: k, stroke: r.color, width: 2, dash: r.dash, spanGaps: true,
-          points: { show: sd.xs.length <= 120, size: 5, fill: r.color } };
+          points: { show: sd.xs.length <= 120 || n < 3, size: n < 3 ? 9 : 5, fill: r.color, stroke: r.color } };
       })),
       hooks: {
         drawAxes: [(u) => drawBands(u, sd)],
@@ -740,9 +790,9 @@
     e.preventDefault();
   }
 
-  function prevValue(sd, s, j) {
-    for (let k = j - 1; k >= 0; k--) if (sd.ys[s][k] != null) return sd.ys[s][k];
-    return null;
+  function prevIndex(sd, s, j) {
+    for (let k = j - 1; k >= 0; k--) if (sd.ys[s][k] != null) return k;
+    return -1;
   }
 
   function showTooltip(u, sd, bench) {
@@ -756,13 +806,14 @@
       const y = sd.ys[s][j];
       if (y == null || !u.series[s + 1].show) continue;
       const half = (sd.his[s][j] - sd.los[s][j]) / 2;
-      const prev = prevValue(sd, s, j);
+      const p = prevIndex(sd, s, j);
+      const prev = p < 0 ? null : sd.ys[s][p];
       const ch = prev ? y / prev - 1 : null;
-      const worse = ch != null && (bench.dir === 'smaller' ? ch > 0 : ch < 0);
+      const judged = ch == null ? null : judge(bench.dir, { v: prev, r: (sd.his[s][p] - sd.los[s][p]) / 2 }, { v: y, r: half }, flaggedAt(bench.name, sd.keys[s], sd.idx[p], ci));
       rows.append(el('tr', { 'data-runner': sd.keys[s] },
         el('th', { scope: 'row' }, runnerSwatch(sd.keys[s]), ' ', runnerName(sd.keys[s])),
         el('td', { class: 'v', text: (norm ? trim(y.toPrecision(4)) + '×' : fmt(y, 4)) + (half > 0 ? ' ± ' + (norm ? trim(half.toPrecision(2)) : fmt(half, 3)) : '') }),
-        el('td', { class: 'chg' + (ch == null ? '' : worse ? ' worse' : ' better'), text: ch == null ? 'first point' : pct(ch) + ' vs prev' })));
+        el('td', { class: 'chg' + (judged && judged.kind ? ' ' + judged.kind : ''), title: judged ? judged.note : null, text: ch == null ? 'first point' : pct(ch) + ' vs prev' + (judged.why === 'noise' ? ' (within spread)' : '') })));
     }
     const mark = (CHANGES.get(bench.name) || []).filter((c) => c.i === ci && sd.keys.includes(c.runner));
     tooltip.replaceChildren(...[
@@ -949,20 +1000,20 @@
         for (const k of state.runners) {
           const a = valueAt(b.name, k, bi), h = valueAt(b.name, k, hi);
           if (!a && !h) continue;
-          rows.push({ b, k, a, h, ch: a && h ? h.v / a.v - 1 : null });
+          const j = a && h ? judge(b.dir, a, h, flaggedAt(b.name, k, Math.min(bi, hi), Math.max(bi, hi))) : null;
+          rows.push({ b, k, a, h, j, ch: a && h ? h.v / a.v - 1 : null });
         }
       }
       rows.sort((x, y) => (y.ch == null ? -1 : Math.abs(y.ch)) - (x.ch == null ? -1 : Math.abs(x.ch)) || x.b.name.localeCompare(y.b.name));
       const tb = el('tbody');
       for (const r of rows) {
-        const worse = r.ch != null && (r.b.dir === 'smaller' ? r.ch > 0 : r.ch < 0);
-        const big = r.ch != null && Math.abs(r.ch) >= 0.02;
         tb.append(el('tr', { 'data-bench': r.b.name, 'data-runner': r.k },
           el('td', null, el('a', { href: hashFor({ view: 'bench', bench: r.b.name, from: null, to: null }), text: r.b.name })),
           el('td', null, runnerSwatch(r.k), ' ', r.k),
           el('td', { text: r.a ? fmt(r.a.v, 4) + ' ' + r.b.unit : '—' }),
           el('td', { text: r.h ? fmt(r.h.v, 4) + ' ' + r.b.unit : '—' }),
-          el('td', { class: 'chg' + (big ? (worse ? ' worse' : ' better') : ''), 'data-change': r.ch ?? '', text: r.ch == null ? 'missing' : pct(r.ch) + (big ? (worse ? ' worse' : ' better') : '') })));
+          el('td', { class: 'chg' + (r.j && r.j.kind ? ' ' + r.j.kind : ''), 'data-change': r.ch ?? '', 'data-judged': r.j ? r.j.why : null, title: r.j ? r.j.note : null,
+            text: r.ch == null ? 'missing' : pct(r.ch) + (r.j.kind ? ' ' + r.j.kind : r.j.why === 'noise' ? ' (within spread)' : '') })));
       }
       if (!rows.length) tb.append(el('tr', null, el('td', { colspan: '5', text: 'Nothing to compare.' })));
       table.tBodies[0].replaceWith(tb);
@@ -1065,7 +1116,7 @@
     parts.push('Last update ' + (IDX.lastUpdate ? dateText(IDX.lastUpdate / 1000) : 'unknown'));
     meta.replaceChildren(parts[0], ' · ',
       IDX.repoUrl && /^https?:\/\//i.test(IDX.repoUrl) ? el('a', { href: IDX.repoUrl, rel: 'noopener', text: IDX.repoUrl.replace(/^https?:\/\//, '') }) : 'no repository URL',
-      ' · ' + BENCHES.length + ' benchmarks · ' + NCOMMITS + ' commits');
+      ' · ' + plural(BENCHES.length, 'benchmark', 'benchmarks') + ' · ' + runsText());
     const counts = changeCounts(changeRows());
     const tab = document.querySelector('.tabs a[data-view="regressions"]');
     if (tab && counts.regressions) {

@@ -199,6 +199,54 @@ def make_step_history(root: Path) -> Path:
     return root
 
 
+# The first runs of a new history (one runner size): what `bench-local` leaves after its first and
+# second run. The second run is unchanged code on a noisy machine: every benchmark lands 30-37 %
+# off the first run, but inside both runs' own ± range, except TIGHT, whose ranges are narrow (a
+# real step), and CONFIRMED, within its ranges but flagged by change-point detection.
+FIRST_RUNNER = ("local-2cpu", 2)
+NOISY_SPREAD = 0.3  # each run's ci half-width, relative: a -33 % change is inside the spreads
+TIGHT = "rust/walk/rayon"
+CONFIRMED = "python/sleep/gather"
+
+
+def second_run_factor(name: str) -> float:
+    """-30 % to -37 % for throughputs, +30 % to +37 % for the smaller-is-better metric."""
+    k = sorted(BENCHMARKS).index(name)
+    drop = 0.30 + 0.01 * k
+    return 1 + drop if BENCHMARKS[name][1] == "smaller" else 1 - drop
+
+
+def first_runs_value(name: str, run: int) -> tuple[float, float]:
+    base = BENCHMARKS[name][2]
+    value = round(base * (second_run_factor(name) if run else 1.0), 3)
+    spread = 0.01 if name == TIGHT else NOISY_SPREAD
+    return value, round(value * spread, 3)
+
+
+def make_first_runs_history(root: Path, runs: int) -> Path:
+    """`runs` (1 or 2) runs on FIRST_RUNNER; with 2, a changes.json flagging CONFIRMED's step."""
+    key, cpus = FIRST_RUNNER
+    author = {"email": "dev@example.com", "name": "Dev One", "username": "devone"}
+    entries: dict[str, list] = {}
+    for i in range(runs):
+        commit = _commit(i, f"Run {i + 1}", author)
+        _add_run(entries, key, cpus, i, commit, lambda name, i=i: first_runs_value(name, i))
+    _write_data_js(root, key, entries, runs)
+    if runs > 1:
+        change = {
+            "series": CONFIRMED,
+            "runner": key,
+            "commit": commit_id(runs - 1),
+            "change": second_run_factor(CONFIRMED) - 1,
+            "direction": "bigger",
+            "regression": True,
+        }
+        (root / "bench" / "changes.json").write_bytes(
+            orjson.dumps({"schema": "benchtrack.changes/1", "changes": [change]})
+        )
+    return root
+
+
 # The phone the layout tests use (an iPhone-sized viewport, touch, 2x pixels).
 PHONE = {
     "viewport": {"width": 390, "height": 844},
