@@ -164,16 +164,20 @@ def test_two_pushes_on_two_runner_sizes(world, published):
 
 
 def pr(world, name: str, change) -> tuple[Path, str]:
-    """A PR branch on top of main with one commit, checked out as pull_request does."""
-    checkout = world["checkout"]
-    git(checkout, "checkout", "-q", "-B", name, "origin/main")
+    """A PR branch on top of main with one commit, checked out as pull_request does: in a clone of
+    its own, so the gate's worktrees and build caches are this test's alone."""
+    checkout = world["tmp"] / name
+    run(world["tmp"], "git", "clone", "-q", "-b", "main", str(world["origin"]), str(checkout))
+    git(checkout, "config", "user.name", "dev")
+    git(checkout, "config", "user.email", "dev@example.com")
+    git(checkout, "checkout", "-q", "-b", name)
     change(checkout)
     git(checkout, "commit", "-qam", name)
     return checkout, git(checkout, "rev-parse", "origin/main")
 
 
-def run_gate(world, name: str, base: str):
-    tmp, checkout = world["tmp"], world["checkout"]
+def run_gate(world, checkout: Path, name: str, base: str):
+    tmp = world["tmp"]
     event = tmp / f"{name}-event.json"
     event.write_text(json.dumps({"pull_request": {"number": 42, "base": {"sha": base}}}))
     env = gh_env(tmp, name, BASE_SHA=base, GITHUB_EVENT_PATH=str(event), BENCH_TASKSET="0-1")
@@ -195,7 +199,7 @@ def test_pr_that_slows_a_benchmark_fails_and_names_it(world):
         ))  # fmt: skip
 
     checkout, base = pr(world, "slow-gather", slower)
-    done, env, verdict = run_gate(world, "gate-slow", base)
+    done, env, verdict = run_gate(world, checkout, "gate-slow", base)
     assert done.returncode != 0
     assert verdict["exit_code"] == 1
     regressed = [b["name"] for b in verdict["benchmarks"] if b["verdict"] == "regressed"]
@@ -217,8 +221,8 @@ def test_pr_changing_only_docs_passes(world):
         readme = checkout / "README.md"
         readme.write_text(readme.read_text() + "\nA docs-only change.\n")
 
-    _, base = pr(world, "docs-only", docs)
-    done, _, verdict = run_gate(world, "gate-docs", base)
+    checkout, base = pr(world, "docs-only", docs)
+    done, _, verdict = run_gate(world, checkout, "gate-docs", base)
     assert done.returncode == 0, done.stdout + done.stderr
     assert verdict["exit_code"] == 0
     assert not [b for b in verdict["benchmarks"] if b["verdict"] == "regressed"]
