@@ -67,6 +67,9 @@ APT_WHY=()             # each package with what it is for, for the message
 if want perl && ! perl -MCoro -MCoro::Timer -e1 2>/dev/null; then
   APT_PACKAGES+=(libcoro-perl); APT_WHY+=("libcoro-perl (the Perl suite)")
 fi
+if want rust && ! command -v valgrind >/dev/null 2>&1; then
+  APT_PACKAGES+=(valgrind); APT_WHY+=("valgrind (instruction counts of the Rust suite: the gate's quiet series)")
+fi
 if want browser && [ ! -x /usr/bin/chromium ]; then
   APT_PACKAGES+=(chromium); APT_WHY+=("chromium (the dashboard's browser tests)")
 fi

@@ -10,7 +10,7 @@ mod common;
 
 use std::time::Duration;
 
-use criterion::{BenchmarkId, Criterion, Throughput};
+use criterion::{Criterion, Throughput};
 use patterns::fanout::{bulks, chanchan, quote_bulk, sample_lines, sleep_work, unordered};
 
 const ITEMS: u64 = 20;
@@ -26,8 +26,7 @@ const LINES: usize = 2_000;
 fn bench(c: &mut Criterion, setup: &common::Setup) {
     let threads = setup.threads;
     let input: Vec<u64> = (0..ITEMS).collect();
-    let mut group = c.benchmark_group("fanout");
-    group.sampling_mode(setup.sampling());
+    let mut group = setup.group(c, "fanout");
     group.throughput(Throughput::Elements(ITEMS));
 
     for (workload, slow) in [("uniform", None), ("mixed", Some(SLOW_SLEEP))] {
@@ -37,17 +36,14 @@ fn bench(c: &mut Criterion, setup: &common::Setup) {
             b.iter(|| assert_eq!(unordered(input.clone(), W, &work).len(), input.len()))
         });
         for (capacity, param) in CAPACITIES {
-            group.bench_function(
-                BenchmarkId::new(format!("chanchan_{workload}"), param),
-                |b| {
-                    b.iter(|| {
-                        assert_eq!(
-                            chanchan(input.clone(), W, capacity, &work).len(),
-                            input.len()
-                        )
-                    })
-                },
-            );
+            group.bench_function(common::id(format!("chanchan_{workload}"), param), |b| {
+                b.iter(|| {
+                    assert_eq!(
+                        chanchan(input.clone(), W, capacity, &work).len(),
+                        input.len()
+                    )
+                })
+            });
         }
     }
 
@@ -58,7 +54,7 @@ fn bench(c: &mut Criterion, setup: &common::Setup) {
     group.throughput(Throughput::Elements(LINES as u64));
     for bulk in [1, 100] {
         let param = format!("bulk{bulk}");
-        group.bench_function(BenchmarkId::new("unordered_quote", &param), |b| {
+        group.bench_function(common::id("unordered_quote", &param), |b| {
             b.iter(|| {
                 assert_eq!(
                     total(unordered(bulks(LINES, bulk), threads, quote)),
@@ -66,7 +62,7 @@ fn bench(c: &mut Criterion, setup: &common::Setup) {
                 )
             })
         });
-        group.bench_function(BenchmarkId::new("chanchan_quote", &param), |b| {
+        group.bench_function(common::id("chanchan_quote", &param), |b| {
             b.iter(|| {
                 assert_eq!(
                     total(chanchan(bulks(LINES, bulk), threads, threads, quote)),

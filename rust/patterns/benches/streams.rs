@@ -17,8 +17,7 @@ fn bench(c: &mut Criterion, setup: &common::Setup) {
         .build()
         .expect("tokio runtime");
 
-    let mut group = c.benchmark_group("streams");
-    group.sampling_mode(setup.sampling());
+    let mut group = setup.group(c, "streams");
     group.throughput(Throughput::Elements(N));
     group.bench_function("iterator", |b| {
         b.iter(|| assert_eq!(streams::iterator(N), SUM))

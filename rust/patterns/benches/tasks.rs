@@ -28,8 +28,7 @@ fn bench(c: &mut Criterion, setup: &common::Setup) {
         got
     };
 
-    let mut group = c.benchmark_group("tasks");
-    group.sampling_mode(setup.sampling());
+    let mut group = setup.group(c, "tasks");
     group.throughput(Throughput::Elements(N));
     group.bench_function("join_all", |b| {
         b.to_async(&rt)

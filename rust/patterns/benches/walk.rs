@@ -36,8 +36,7 @@ fn bench(c: &mut Criterion, setup: &common::Setup, tree: &Tree) {
         got
     };
 
-    let mut group = c.benchmark_group("walk");
-    group.sampling_mode(setup.sampling());
+    let mut group = setup.group(c, "walk");
     group.throughput(Throughput::Elements(count as u64));
     group.bench_function("std_sync", |b| {
         b.iter(|| check("std_sync", walk::std_sync(root)))

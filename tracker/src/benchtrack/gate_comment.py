@@ -19,9 +19,11 @@ import orjson
 
 from benchtrack.errors import BadInput
 from benchtrack.gate import render
+from benchtrack.gate.config import split_key
 from benchtrack.gate.outcome import SCHEMA, Outcome, Row
 from benchtrack.gate.rounds import SuiteFailure
 from benchtrack.result import (
+    COUNT_UNIT_RE,
     DIRECTIONS,
     ERROR_NAME_RE,
     NAME_RE,
@@ -106,7 +108,10 @@ class _Checker:
         return value  # type: ignore[return-value]
 
     def name(self, value: object, field: str) -> str:
-        return self.text(value, field, NAME_RE)
+        """A benchmark name, or a series key `<name> (<series>)` (benchtrack.gate.config)."""
+        name, _ = split_key(value) if isinstance(value, str) else (value, "")
+        self.text(name, field, NAME_RE)
+        return value  # type: ignore[return-value]
 
     def number(self, value: object, field: str) -> float:
         if value is None:  # the gate writes a non-finite number as null
@@ -129,6 +134,7 @@ class _Checker:
         unit_ok = isinstance(unit, str) and (
             THROUGHPUT_UNIT_RE.fullmatch(unit) is not None
             or (direction == "smaller" and unit in SMALLER_UNITS)
+            or (direction == "smaller" and COUNT_UNIT_RE.fullmatch(unit) is not None)
         )
         self.that(unit_ok, f"{field}.unit", "a throughput unit or a smaller-is-better unit", unit)
         self.that(r.get("verdict") in VERDICTS, f"{field}.verdict", "a known verdict")
@@ -145,6 +151,7 @@ class _Checker:
             verdict=r["verdict"],
             threshold=self.fraction(r.get("threshold"), f"{field}.threshold"),
             rounds=rounds,  # type: ignore[arg-type]
+            gates=r.get("gates", True) is not False,
         )
 
     def failed(self, value: object) -> dict[str, dict[str, str]]:

@@ -31,6 +31,8 @@ MAX_VALUE = 1e15
 DIRECTIONS = ("bigger", "smaller")
 # Units a smaller-is-better metric may carry (sizes and durations); throughputs are `<thing>/s`.
 SMALLER_UNITS = frozenset({"B", "KB", "MB", "GB", "KiB", "MiB", "GiB", "ns", "us", "ms", "s"})
+# Instruction counts per unit of work (benchtrack.callgrind), e.g. "instructions/item".
+COUNT_UNIT_RE = re.compile(r"^instructions/[A-Za-z][A-Za-z0-9_ \-]*$")
 
 _SEGMENT = r"[A-Za-z0-9_.,:=+\-]+"
 NAME_RE = re.compile(rf"^({_SEGMENT})/({_SEGMENT})/({_SEGMENT})(/{_SEGMENT})?$")
@@ -352,8 +354,12 @@ class _Validator:
                 "a throughput unit '<thing>/s' (sizes like KB need direction smaller)",
                 unit,
             )
-        if direction == "smaller" and unit not in SMALLER_UNITS:
-            raise self.fail(f"{where}.unit", f"one of {', '.join(sorted(SMALLER_UNITS))}", unit)
+        if direction == "smaller" and unit not in SMALLER_UNITS and not COUNT_UNIT_RE.match(unit):
+            raise self.fail(
+                f"{where}.unit",
+                f"one of {', '.join(sorted(SMALLER_UNITS))} or instructions/<thing>",
+                unit,
+            )
         value = self.number(self.get(data, "value", where), f"{where}.value")
         raw_samples = self.get(data, "samples", where)
         if not isinstance(raw_samples, list) or len(raw_samples) < MIN_SAMPLES:

@@ -1,31 +1,57 @@
 //! What every bench binary shares: the profile, the thread count and the
 //! meta file the tracker reads (docs/conventions.md).
 
+mod group;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode};
+#[allow(unused_imports)] // each bench binary uses a part
+pub use group::{Counting, Group, id};
 use patterns::env::{self, Profile};
 
 /// The settings one bench process runs with.
 pub struct Setup {
     pub profile: Profile,
     pub threads: usize,
+    /// Count mode (`BENCH_COUNT=K`, under `benchtrack callgrind`): no timing.
+    pub count: Option<Counting>,
 }
 
 impl Setup {
-    /// Reads `BENCH_PROFILE` and `BENCH_THREADS`; a malformed value stops the
-    /// process with exit code 2 (bad input) before anything is measured.
+    /// Reads `BENCH_PROFILE`, `BENCH_THREADS` and count mode's `BENCH_COUNT`
+    /// (iterations), `BENCH_COUNT_LABELS` (its marker log) and `BENCH_FILTER`;
+    /// a malformed value stops the process with exit code 2 (bad input)
+    /// before anything is measured.
     pub fn from_env() -> Setup {
         let var = |name| std::env::var(name).ok();
         let parsed = env::parse_profile(var("BENCH_PROFILE").as_deref()).and_then(|profile| {
-            env::parse_threads(var("BENCH_THREADS").as_deref(), env::available_cpus())
-                .map(|threads| Setup { profile, threads })
+            let threads =
+                env::parse_threads(var("BENCH_THREADS").as_deref(), env::available_cpus())?;
+            let count = counting(
+                var("BENCH_COUNT"),
+                var("BENCH_COUNT_LABELS"),
+                var("BENCH_FILTER"),
+            )?;
+            Ok(Setup {
+                profile,
+                threads,
+                count,
+            })
         });
         parsed.unwrap_or_else(|message| {
             eprintln!("error: {message}");
             std::process::exit(2)
         })
+    }
+
+    /// The group `name`: criterion's timed one, or a counted one in count mode.
+    pub fn group<'c>(&'c self, c: &'c mut Criterion, name: &str) -> Group<'c> {
+        match &self.count {
+            Some(counting) => Group::counted(counting, name),
+            None => Group::timed(c, name, self.sampling()),
+        }
     }
 
     /// Criterion configured for the profile, then from the command line.
@@ -57,8 +83,13 @@ impl Setup {
         }
     }
 
-    /// Writes `<criterion home>/meta/<group>.json`.
+    /// Writes `<criterion home>/meta/<group>.json`; in count mode, the unit
+    /// goes to the marker log instead (a `meta` line, not a marker).
     pub fn write_meta(&self, group: &str, unit: &str) {
+        if let Some(counting) = &self.count {
+            counting.meta(group, unit);
+            return;
+        }
         let dir = criterion_home().join("meta");
         let path = dir.join(format!("{group}.json"));
         let json = format!(
@@ -70,6 +101,39 @@ impl Setup {
             panic!("cannot write {}: {e}", path.display());
         }
     }
+}
+
+fn counting(
+    iters: Option<String>,
+    labels: Option<String>,
+    filter: Option<String>,
+) -> Result<Option<Counting>, String> {
+    let Some(iters) = iters.filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let iters = match iters.parse::<u32>() {
+        Ok(n) if n > 0 => n,
+        _ => {
+            return Err(format!(
+                "BENCH_COUNT={iters:?}: expected a positive whole number of iterations"
+            ));
+        }
+    };
+    let labels = labels.filter(|v| !v.is_empty()).ok_or(
+        "BENCH_COUNT needs BENCH_COUNT_LABELS (the marker log benchtrack callgrind reads)",
+    )?;
+    let filter = match filter.filter(|v| !v.trim().is_empty()) {
+        Some(f) => Some(
+            regex::Regex::new(&f)
+                .map_err(|e| format!("BENCH_FILTER={f:?}: not a regular expression: {e}"))?,
+        ),
+        None => None,
+    };
+    Ok(Some(Counting {
+        iters,
+        labels: labels.into(),
+        filter,
+    }))
 }
 
 /// Criterion's own choice of home, reproduced: `CRITERION_HOME`, else

@@ -16,6 +16,7 @@ from types import ModuleType
 # Module names under benchtrack.commands, in --help order.
 COMMANDS: list[str] = [
     "ingest",
+    "callgrind",
     "export",
     "append",
     "validate_history",

@@ -53,10 +53,16 @@ def run(args: argparse.Namespace) -> int:
     data = [
         aa.load(path, args.filter) for path in args.data
     ]  # several: one PR spans all (e.g. per suite)
+    # A benchmark recorded as two series (time, instructions) is judged by the one that gates it.
+    measured = {n for d in data for n in d.names}
+    data = [aa.subset(d, [cfg.gates(n, measured) for n in d.names]) for d in data]
+    data = [d for d in data if d.names]
     looks = cfg.look_schedule(args.rounds, adaptive=not args.no_adaptive)
     result = ev.evaluate(
         data,
-        thresholds=np.array([cfg.threshold_for(n) for d in data for n in d.names]),
+        thresholds=np.array(
+            [cfg.threshold_for(config.split_key(n)[0]) for d in data for n in d.names]
+        ),
         alpha=args.alpha or cfg.alpha,
         looks=looks,
         prs=args.prs,

@@ -122,6 +122,22 @@ def load(path: Path, name_filter: str | None = None) -> AAData:
     )
 
 
+def subset(data: AAData, keep: list[bool]) -> AAData:
+    """The recording with only the benchmarks (series) where `keep` is true."""
+    idx = [i for i, k in enumerate(keep) if k]
+    return AAData(
+        data.source,
+        [data.names[i] for i in idx],
+        [data.suites[i] for i in idx],
+        [data.units[i] for i in idx],
+        data.bigger[idx],
+        {side: v[idx] for side, v in data.values.items()},
+        {side: [s[i] for i in idx] for side, s in data.samples.items()},
+        data.dropped,
+        data.doc,
+    )
+
+
 def _ok(samples: Any) -> bool:
     return (
         isinstance(samples, list)

@@ -11,6 +11,9 @@
     [gate.thresholds]         # per benchmark or group: glob on the name, longest pattern wins
     "perl/rss/*" = 0.02
 
+    [gate.gating]             # which series gates a benchmark measured as both (longest wins)
+    "rust/streams/*" = "instructions"   # default: "time"
+
     [suites.python]
     command = "cargo make bench-python-raw"   # produces raw output in a checkout (bash -c)
     build = "uv sync --frozen"                 # optional, once per side before the rounds
@@ -19,6 +22,10 @@
     timeout = 600                              # seconds per round of this suite
     [suites.python.env]                        # a short per-round measurement
     BENCH_PROFILE = "round"
+
+    [suites.rust-instructions]                 # a second series of the same benchmarks
+    series = "instructions"                    # their key: "<name> (instructions)"
+    rounds = 3                                 # deterministic: measured in 3 rounds only
 
 Env values may use ${GATE_CACHE} (a per-side cache directory under target/gate/cache/ that
 survives runs), ${GATE_SHARED_CACHE} (one for both sides: cargo keys artifacts by source path, so
@@ -37,7 +44,8 @@ from typing import Any
 from benchtrack.errors import BadInput
 
 CONFIG_NAME = "benchtrack.toml"
-ADAPTERS = ("criterion", "pytest", "perl")
+ADAPTERS = ("criterion", "pytest", "perl", "callgrind")
+SERIES = ("time", "instructions")
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,20 @@ class Suite:
     build: str | None = None
     env: dict[str, str] = field(default_factory=dict)
     timeout: float = 900.0
+    series: str = "time"  # what its values are; "time" keeps the benchmark's own name
+    rounds: int | None = None  # measured in the first N rounds only (deterministic counts)
+
+    def key(self, name: str) -> str:
+        """A benchmark's series key in the gate: its name, or `<name> (<series>)`."""
+        return name if self.series == "time" else f"{name} ({self.series})"
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """`<name> (<series>)` -> (name, series); a plain name is the time series."""
+    for series in SERIES[1:]:
+        if key.endswith(f" ({series})"):
+            return key[: -len(series) - 3], series
+    return key, "time"
 
 
 @dataclass(frozen=True)
@@ -62,6 +84,17 @@ class GateConfig:
     default_suites: tuple[str, ...] = ()
     thresholds: dict[str, float] = field(default_factory=dict)
     suites: dict[str, Suite] = field(default_factory=dict)
+    gating: dict[str, str] = field(default_factory=dict)  # glob -> series
+
+    def gates(self, key: str, measured: set[str]) -> bool:
+        """Whether series `key` decides its benchmark's verdict. A benchmark measured as one
+        series is gated by it; measured as several, by the one `[gate.gating]` names (longest
+        matching glob; default "time"), the others being shown for information only."""
+        name, series = split_key(key)
+        if sum(1 for s in SERIES if (name if s == "time" else f"{name} ({s})") in measured) < 2:
+            return True
+        hits = [p for p in self.gating if fnmatch.fnmatchcase(name, p)]
+        return series == (self.gating[max(hits, key=len)] if hits else "time")
 
     def threshold_for(self, name: str) -> float:
         """The most specific (longest) matching pattern's threshold, else the default."""
@@ -98,7 +131,9 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
     v = _V(source)
     gate = v.table(data.get("gate", {}), "gate")
     v.known(
-        gate, "gate", {"threshold", "alpha", "rounds", "looks", "minutes", "suites", "thresholds"}
+        gate,
+        "gate",
+        {"threshold", "alpha", "rounds", "looks", "minutes", "suites", "thresholds", "gating"},
     )
     threshold = v.fraction(gate.get("threshold", 0.05), "gate.threshold")
     alpha = v.number(gate.get("alpha", 0.01), "gate.alpha", 1e-9, 0.5)
@@ -112,11 +147,21 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         str(k): v.fraction(x, f"gate.thresholds.{k!r}")
         for k, x in v.table(gate.get("thresholds", {}), "gate.thresholds").items()
     }
+    gating = {}
+    for k, x in v.table(gate.get("gating", {}), "gate.gating").items():
+        if x not in SERIES:
+            raise BadInput(source, f"gate.gating.{k!r}", f"one of {', '.join(SERIES)}", x)
+        gating[str(k)] = x
     suites = {}
     for name, raw in v.table(data.get("suites", {}), "suites").items():
         where = f"suites.{name}"
         s = v.table(raw, where)
-        v.known(s, where, {"command", "build", "adapter", "raw", "env", "timeout"})
+        v.known(
+            s, where, {"command", "build", "adapter", "raw", "env", "timeout", "series", "rounds"}
+        )
+        series = s.get("series", "time")
+        if series not in SERIES:
+            raise BadInput(source, f"{where}.series", f"one of {', '.join(SERIES)}", series)
         adapter = v.string(s, "adapter", where)
         if adapter not in ADAPTERS:
             raise BadInput(source, f"{where}.adapter", f"one of {', '.join(ADAPTERS)}", adapter)
@@ -132,11 +177,15 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
             build=v.string(s, "build", where) if "build" in s else None,
             env=env,
             timeout=v.number(s.get("timeout", 900), f"{where}.timeout", 1, 86400),
+            series=series,
+            rounds=v.integer(s["rounds"], f"{where}.rounds", 3) if "rounds" in s else None,
         )
     if not suites:
         raise BadInput(source, "suites", "at least one [suites.<name>] table")
     default = tuple(str(x) for x in v.array(gate.get("suites", []), "gate.suites"))
-    cfg = GateConfig(source, threshold, alpha, rounds, looks, minutes, default, thresholds, suites)
+    cfg = GateConfig(
+        source, threshold, alpha, rounds, looks, minutes, default, thresholds, suites, gating
+    )
     cfg.select(None)  # validates gate.suites against the tables
     return cfg
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, EXIT_REGRESSION
 from benchtrack.gate import verdict as v
-from benchtrack.gate.config import GateConfig
+from benchtrack.gate.config import GateConfig, split_key
 from benchtrack.gate.rounds import Rounds, SuiteFailure
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
@@ -32,6 +32,7 @@ class Row:
     verdict: str
     threshold: float
     rounds: int
+    gates: bool = True  # False: another series of this benchmark decides (shown for information)
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Outcome:
 
     @property
     def regressions(self) -> list[Row]:
-        return [r for r in self.rows if r.verdict == REGRESSED]
+        return [r for r in self.rows if r.verdict == REGRESSED and r.gates]
 
     @property
     def exit_code(self) -> int:
@@ -93,6 +94,10 @@ class Outcome:
         return out
 
 
+def _take(iv: v.Interval, mask: np.ndarray) -> v.Interval:
+    return v.Interval(iv.mean[mask], iv.lo[mask], iv.hi[mask], iv.n[mask])
+
+
 def _finite(d: dict[str, Any]) -> dict[str, Any]:
     return {k: (None if isinstance(x, float) and not math.isfinite(x) else x) for k, x in d.items()}
 
@@ -112,12 +117,17 @@ def analyse(data: Rounds, cfg: GateConfig, looks: list[int]) -> Outcome:
         b = np.array([data.padded("base", n) for n in names])
         h = np.array([data.padded("head", n) for n in names])
         bigger = np.array([data.meta[n].direction != "smaller" for n in names])
-        thresholds = np.array([cfg.threshold_for(n) for n in names])
+        thresholds = np.array([cfg.threshold_for(split_key(n)[0]) for n in names])
+        gating = np.array([cfg.gates(n, set(names)) for n in names])
         g = v.goodness(b, h, bigger)
-        level = v.per_look_alpha(cfg.alpha, len(names), len(looks))
+        # Family-wise control over the series that can fail the PR, one per benchmark.
+        level = v.per_look_alpha(cfg.alpha, int(gating.sum()), len(looks))
         iv = v.interval(g, level)
         codes = v.decide(iv, *v.band(thresholds))
-        can_stop = bool(v.can_stop(iv, *v.band(thresholds), level, looks[-1]))
+        worse, better = v.band(thresholds)
+        can_stop = bool(
+            v.can_stop(_take(iv, gating), worse[gating], better[gating], level, looks[-1])
+        )
         for i, n in enumerate(names):
             big = bool(bigger[i])
             ends = sorted((v.to_change(float(iv.lo[i]), big), v.to_change(float(iv.hi[i]), big)))
@@ -135,7 +145,14 @@ def analyse(data: Rounds, cfg: GateConfig, looks: list[int]) -> Outcome:
                     verdict=v.VERDICTS[codes[i]],
                     threshold=float(thresholds[i]),
                     rounds=int(iv.n[i]),
+                    gates=bool(gating[i]),
                 )
             )
-    rows.sort(key=lambda r: (ORDER[r.verdict], r.change if r.direction != "smaller" else -r.change))
+    rows.sort(
+        key=lambda r: (
+            not r.gates,
+            ORDER[r.verdict],
+            r.change if r.direction != "smaller" else -r.change,
+        )
+    )
     return Outcome(rows, only_base, only_head, failed, [], cfg.alpha, [], can_stop=can_stop)

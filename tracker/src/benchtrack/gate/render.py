@@ -42,7 +42,7 @@ def interval(r: Row) -> str:
 
 def headline(o: Outcome) -> str:
     m = o.meta
-    n_reg, n_imp = len(o.regressions), sum(r.verdict == IMPROVED for r in o.rows)
+    n_reg, n_imp = len(o.regressions), sum(r.verdict == IMPROVED for r in _gating(o))
     if o.exit_code == 3:
         state = "⚠️ a benchmark failed to run"
     elif n_reg:
@@ -63,13 +63,28 @@ def method_line(o: Outcome) -> str:
     return (
         f"{rounds} interleaved rounds ({m.get('seconds', 0):.0f} s) · default threshold "
         f"{m.get('threshold', 0) * 100:g}% · false-fail probability ≤ {o.alpha * 100:g}% per PR "
-        f"(intervals simultaneous over {len(o.rows)} benchmarks and {m.get('n_looks', 1)} looks)"
+        f"(intervals simultaneous over {len(_gating(o))} benchmarks and {m.get('n_looks', 1)} "
+        "looks; each benchmark gated by one series: wall-time throughput, or instructions where "
+        "benchtrack.toml says so; the other shown for information)"
     )
 
 
+def _gating(o: Outcome) -> list[Row]:
+    return [r for r in o.rows if r.gates]
+
+
+def _info(r: Row) -> str:
+    return "" if r.gates else " (info)"
+
+
+def verdict_text(r: Row) -> str:
+    return r.verdict if r.gates else f"{r.verdict} (info)"
+
+
 def counts(o: Outcome) -> str:
-    n = {k: sum(r.verdict == k for r in o.rows) for k in (REGRESSED, IMPROVED, UNCHANGED)}
-    inc = sum(r.verdict == INCONCLUSIVE for r in o.rows)
+    rows = _gating(o)
+    n = {k: sum(r.verdict == k for r in rows) for k in (REGRESSED, IMPROVED, UNCHANGED)}
+    inc = sum(r.verdict == INCONCLUSIVE for r in rows)
     text = " · ".join(f"{v} {k}" for k, v in n.items())
     if inc:
         text += f" · {inc} inconclusive (interval still reaches past ±threshold: too noisy to tell)"
@@ -94,7 +109,7 @@ def markdown(o: Outcome) -> str:
             lines.append(f"- ⚠️ `{name}` failed on the {side} side: {first}")
     groups = [("Regressions", REGRESSED), ("Improvements", IMPROVED)]
     for title, verdict in groups:
-        rows = [r for r in o.rows if r.verdict == verdict]
+        rows = [r for r in _gating(o) if r.verdict == verdict]
         if rows:
             lines += [f"#### {title}", "", *_table(rows), ""]
     if o.only_base or o.only_head:
@@ -126,7 +141,7 @@ def _table(rows: list[Row]) -> list[str]:
         unit = f" {r.unit}" + (" ↓" if r.direction == "smaller" else "")
         out.append(
             f"| `{r.name}` | {number(r.base)}{unit} | {number(r.head)}{unit} | {pct(r.change)} | "
-            f"{interval(r)} | {r.threshold * 100:g}% | {MARK[r.verdict]} |"
+            f"{interval(r)} | {r.threshold * 100:g}% | {MARK[r.verdict]}{_info(r)} |"
         )
     return out
 
@@ -150,8 +165,8 @@ def terminal(o: Outcome, console: Console) -> None:
             number(r.head),
             pct(r.change),
             interval(r),
-            r.verdict,
-            style=STYLE[r.verdict] or None,
+            verdict_text(r),
+            style=(STYLE[r.verdict] if r.gates else "dim") or None,
         )
     console.print(table)
     console.print(method_line(o), highlight=False)

@@ -98,6 +98,8 @@ def child_env(co: Checkout, suite: Suite, pins: dict[str, str], filt: str | None
     env.update(pins)
     env["GATE_CHECKOUT"], env["GATE_CACHE"], env["GATE_SIDE"] = str(co.path), str(co.cache), co.side
     env["GATE_SHARED_CACHE"] = str(co.cache.parent / "shared")
+    # This tracker, for suites that call one (instruction counts): both sides counted alike.
+    env["BENCHTRACK"] = f"{sys.executable} -m benchtrack"
     for key, value in suite.env.items():
         env[key] = string.Template(value).safe_substitute(env)
     if filt:
@@ -253,6 +255,8 @@ def interleave(
         order = (base, head) if rnd % 2 == 0 else (head, base)
         data.orders.append(f"{order[0].side},{order[1].side}")
         for suite in list(live):
+            if suite.rounds is not None and rnd >= suite.rounds:
+                continue  # a deterministic series needs no more rounds
             for co in order:
                 t0 = time.monotonic()
                 log = logs / f"round{rnd + 1:02d}-{co.side}-{suite.name}.log"
@@ -265,11 +269,11 @@ def interleave(
                     if pattern and not pattern.search(b.name):
                         continue
                     meta = Meta(b.unit, getattr(b, "direction", "bigger"), suite.name)
-                    data.add(co.side, rnd, b.name, list(b.samples), meta)
+                    data.add(co.side, rnd, suite.key(b.name), list(b.samples), meta)
                 data.run_seconds.setdefault(suite.name, []).append(time.monotonic() - t0)
                 for e in errors:
                     if not pattern or pattern.search(e.name) or isinstance(e, _RunError):
-                        data.errors[co.side].setdefault(e.name, e.message)
+                        data.errors[co.side].setdefault(suite.key(e.name), e.message)
                 progress(
                     f"round {rnd + 1}/{looks[-1]} {suite.name} {co.side}: "
                     f"{len(benches)} benchmarks in {time.monotonic() - t0:.1f} s"

@@ -16,7 +16,12 @@ from benchtrack.errors import BadInput
 from benchtrack.result import BenchError, Benchmark, Commit, ResultDocument, Runner, parse_json
 
 # harness name (the CLI word) -> module under benchtrack.ingest
-HARNESSES = {"criterion": "criterion", "pytest": "pytest", "perl": "perl"}
+HARNESSES = {
+    "criterion": "criterion",
+    "pytest": "pytest",
+    "perl": "perl",
+    "callgrind": "callgrind",
+}
 
 
 @dataclass

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Rust suite, instruction counts: each criterion bench binary in count mode (BENCH_COUNT) under
+# callgrind, one raw file per binary in target/bench/raw/rust-instructions/ (tracker/GATE.md).
+# Args: [--iters K]. BENCH_FILTER selects benchmarks; BENCHTRACK names the tracker to run (the
+# gate sets it to its own, so an older checkout is counted the same way).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "${1-}" = "--" ]; then shift; fi
+iters=3
+if [ "${1-}" = "--iters" ]; then iters=${2:?--iters takes a number}; shift 2; fi
+[ $# -eq 0 ] || { echo "bench-rust-count: unexpected argument $1 (expected --iters K)" >&2; exit 2; }
+read -r -a benchtrack <<< "${BENCHTRACK:-uv run --frozen benchtrack}"
+out=target/bench/raw/rust-instructions
+rm -rf "$out"
+mkdir -p "$out"
+# Build once; cargo's JSON messages name each bench binary.
+mapfile -t exes < <(
+  cargo bench --manifest-path rust/Cargo.toml --locked -p patterns --no-run --message-format=json \
+    | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and "bench" in m["target"]["kind"]:
+        print(m["target"]["name"], m["executable"])
+'
+)
+[ ${#exes[@]} -gt 0 ] || { echo "bench-rust-count: cargo built no bench binary" >&2; exit 3; }
+failed=()
+for entry in "${exes[@]}"; do
+  name=${entry%% *} exe=${entry#* }
+  echo "== rust/$name: instruction counts ($iters runs each, under callgrind)"
+  "${benchtrack[@]}" callgrind --iters "$iters" --out "$out/$name.json" -- "$exe" --bench \
+    || failed+=("$name")
+done
+if [ ${#failed[@]} -gt 0 ]; then echo "bench-rust-count: failed: ${failed[*]}" >&2; exit 3; fi
