@@ -13,7 +13,8 @@ out=target/gate/comment
 rm -rf "$out" && mkdir -p "$out"
 pin=()
 [ -n "${BENCH_TASKSET:-}" ] && pin=(taskset -c "$BENCH_TASKSET")
-[ "${1:-}" = "--" ] && shift  # extra gate flags, e.g. cargo make gate-ci -- --suite python
+if [ "${1-}" = "--" ]; then shift; fi  # `cargo make TASK -- ARGS` hands the -- on
+# the rest are extra gate flags, e.g. cargo make gate-ci -- --suite python
 "${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out" "$@"
 rc=$?
 [ -f "$out/gate.md" ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ] && cat "$out/gate.md" >> "$GITHUB_STEP_SUMMARY"

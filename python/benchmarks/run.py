@@ -50,9 +50,10 @@ def check_output(path: Path, measured: bool) -> tuple[list[dict], list[dict], st
 
 def main(argv: list[str]) -> int:
     pattern = os.environ.get("BENCH_FILTER", "")
-    extra = list(argv)
-    if extra[:1] == ["--"]:  # cargo make bench-python -- FILTER passes the "--" along
-        extra.pop(0)
+    extra = list(argv)  # cargo make's "--" is dropped by the task (python/tasks.toml)
+    if "-h" in extra or "--help" in extra:  # this runner's usage; pytest's is `pytest --help`
+        print(__doc__.strip())
+        return 0
     if extra and not extra[0].startswith("-"):
         pattern = extra.pop(0)
     if pattern:
