@@ -134,7 +134,7 @@ def segments(lines: list[str], dumps: dict[int, int], source: Path) -> list[Coun
             name = parts[1]
             item = counted.setdefault(name, Counted(name, int(parts[2]), ""))
             item.instructions.append(dumps[n])
-    if len(dumps) > n + 1:  # the final dump (at exit) has no marker of its own
+    if len(dumps) > n:  # numbered dumps are the markers' (the one at exit has no number)
         raise CountFailed(f"{len(dumps)} dumps for {n} markers: something else called {MARKER}()")
     for item in counted.values():
         group = item.name.rsplit("/", 1)[0]
