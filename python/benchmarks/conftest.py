@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+import countmode
 from asyncio_patterns.params import Sizes, bench_profile, bench_threads
 from asyncio_patterns.runner import new_runner
 
@@ -60,7 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     pattern = os.environ.get("BENCH_FILTER", "").strip()
-    if not pattern or not _measuring(config):
+    if not pattern or not (_measuring(config) or countmode.iterations()):
         return
     try:
         regex = re.compile(pattern)
@@ -168,6 +169,9 @@ class Bench:
             def target() -> Any:
                 return fn(*args)
 
+        iters = countmode.iterations()
+        if iters is not None:  # instruction counts under benchtrack callgrind: no timing
+            return countmode.count(self.name, unit, items, target, iters)
         if self.sizes.rounds is None:
             return self.benchmark(target)
         return self.benchmark.pedantic(target, rounds=self.sizes.rounds, warmup_rounds=1)

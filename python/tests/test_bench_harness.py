@@ -36,6 +36,7 @@ def test_demo(bench, variant):
 
 def _run(tmp_path, *args, env_extra=None):
     shutil.copy(BENCH_CONFTEST, tmp_path / "conftest.py")
+    shutil.copy(BENCH_CONFTEST.with_name("countmode.py"), tmp_path / "countmode.py")
     (tmp_path / "bench_demo.py").write_text(MODULE)
     out = tmp_path / "out.json"
     env = {k: v for k, v in os.environ.items() if k != "BENCH_FILTER"}
@@ -80,3 +81,29 @@ def test_all_failing_still_writes_the_errors(tmp_path):
     doc = json.loads(out.read_text())
     assert doc["benchmarks"] == []
     assert [e["name"] for e in doc["errors"]] == ["python/demo/raises", "python/demo/wrong"]
+
+
+def test_count_mode_runs_each_benchmark_warm_then_k_times_between_markers(tmp_path):
+    """Count mode (BENCH_COUNT) times nothing: it logs one marker line per getppid() call, in
+    order, and a failing benchmark still fails; outside valgrind the client request is a no-op."""
+    labels = tmp_path / "labels.tsv"
+    env = {"BENCH_COUNT": "2", "BENCH_COUNT_LABELS": str(labels), "BENCH_FILTER": "ok|raises"}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    done, out = _run(tmp_path, "--benchmark-disable", env_extra=env)
+    assert done.returncode == 1, done.stdout  # "raises" fails in count mode too
+    assert not out.exists() or json.loads(out.read_text())["benchmarks"] == []
+    lines = labels.read_text().splitlines()
+    assert lines == [
+        "meta\tpython/demo/ok\tops/s",
+        "start\tpython/demo/ok",
+        "sample\tpython/demo/ok\t1",
+        "sample\tpython/demo/ok\t1",
+    ]
+    assert list((tmp_path / "cache" / "benchtrack").glob("callgrind-start-*.so"))
+
+
+def test_count_mode_rejects_a_bad_iteration_count(tmp_path):
+    env = {"BENCH_COUNT": "0", "BENCH_COUNT_LABELS": str(tmp_path / "l.tsv")}
+    done, _ = _run(tmp_path, "--benchmark-disable", env_extra=env)
+    assert done.returncode != 0
+    assert "BENCH_COUNT='0'" in done.stdout + done.stderr

@@ -157,12 +157,43 @@ sub main {
     my @filters = map { qr/$_/ } @{ $o->{filter} };
     my @selected = @filters ? grep { my $n = $_->{name}; grep { $n =~ $_ } @filters } @all : @all;
     if ($o->{list}) { print "$_->{name}\n" for @selected; return 0 }
+    return count(@selected) if ($ENV{BENCH_COUNT} // '') ne '';
     if (!@selected) {
         print STDERR "bench: no benchmark matches the filter (" . join(', ', @{ $o->{filter} })
             . "); see --list\n";
         return 2;
     }
     return run($o, @selected);
+}
+
+# Count mode (BENCH_COUNT=K, under `benchtrack callgrind`): in this process, no timing, each
+# throughput benchmark warmed up once and then run K times, each run closed by getppid(), at
+# which callgrind dumps its counters; one line per marker to BENCH_COUNT_LABELS names the dump.
+# RSS benchmarks are not counted (their own quantity is already quiet).
+sub count {
+    my (@selected) = @_;
+    my $iters  = $ENV{BENCH_COUNT};
+    my $labels = $ENV{BENCH_COUNT_LABELS} // '';
+    if ($iters !~ /\A[1-9][0-9]*\z/ || $labels eq '') {
+        print STDERR "bench: BENCH_COUNT must be a positive whole number and BENCH_COUNT_LABELS a path\n";
+        return 2;
+    }
+    open my $log, '>>', $labels or do { print STDERR "bench: cannot write $labels: $!\n"; return 2 };
+    $log->autoflush(1);
+    print {$log} "meta\tperl/coro\ttasks/s\n";
+    for my $bench (grep { $_->{kind} eq 'throughput' } @selected) {
+        my $batch = $bench->{setup}->();
+        $batch->();
+        print {$log} "start\t$bench->{name}\n";
+        getppid();
+        for (1 .. $iters) {
+            $batch->();
+            getppid();
+            print {$log} "sample\t$bench->{name}\t$bench->{tasks}\n";
+        }
+    }
+    close $log or do { print STDERR "bench: cannot write $labels: $!\n"; return 2 };
+    return 0;
 }
 
 sub run {

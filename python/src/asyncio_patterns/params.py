@@ -3,7 +3,7 @@
 ``BENCH_PROFILE`` picks the sizes: ``quick`` (default) scales seed 004's sleeps and sizes down so
 the whole suite measures in about a minute on 2 cores; ``full`` uses the seed's own figures and
 pytest-benchmark's own round calibration; ``round`` is the PR gate's short per-round
-measurement. ``BENCH_THREADS`` sizes every pool the patterns size to the CPUs (default: the CPUs
+measurement; ``count`` the smaller sizes of instruction counts. ``BENCH_THREADS`` sizes every pool the patterns size to the CPUs (default: the CPUs
 this process may run on, so ``taskset`` is honoured).
 """
 
@@ -77,7 +77,24 @@ ROUND = Sizes(
     rounds=5,  # the fewest a result document accepts
 )
 
-PROFILES = {"quick": QUICK, "full": FULL, "round": ROUND}
+# Instruction counts (count mode, under callgrind at ~50x the run time): a tenth of the gate's
+# sizes. A count per element does not depend on how many elements a run handles, beyond the
+# fixed costs both sides share; fewer elements only make the count cheaper.
+COUNT = Sizes(
+    profile="count",
+    sleep=0.02,
+    sleeps=3,
+    files=2,
+    file_bytes=256 * 1024,
+    sigma_n=2 * 10**4,
+    sigma_times=3,
+    sleep0_every=1000,
+    mix_sleep=0.1,
+    mix_sigma_n=5 * 10**3,
+    rounds=5,
+)
+
+PROFILES = {"quick": QUICK, "full": FULL, "round": ROUND, "count": COUNT}
 
 
 def bench_profile() -> Sizes:

@@ -23,6 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--iters", type=int, default=3, help="counted runs per benchmark, one sample each (3)"
     )
+    parser.add_argument(
+        "--lazy",
+        action="store_true",
+        help="instrumentation off until the harness starts it (a costly start-up, e.g. pytest)",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- the harness command")
 
 
@@ -35,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if args.iters < 1:
         raise BadInput("--iters", None, "a positive whole number", args.iters)
     try:
-        counted, _ = callgrind.count(command, iters=args.iters)
+        counted, _ = callgrind.count(command, iters=args.iters, lazy=args.lazy)
     except callgrind.CountFailed as e:
         print(f"benchtrack callgrind: {' '.join(command)}: {e}", file=sys.stderr)
         return EXIT_BENCHMARK_FAILED

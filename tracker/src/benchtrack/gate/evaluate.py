@@ -24,6 +24,7 @@ from benchtrack.errors import BadInput
 from benchtrack.gate import ghrule
 from benchtrack.gate import verdict as v
 from benchtrack.gate.aa import AAData
+from benchtrack.gate.outcome import exact_series
 
 LOSSES = (0.02, 0.05, 0.10, 0.20)
 ACTION_THRESHOLDS = (1.1, 1.5, 2.0)
@@ -120,7 +121,8 @@ def evaluate(
     lr = np.log(head) - np.log(base)
     g = np.where(bigger[None, :, None], lr, -lr)
 
-    gate_ff, gate_detect, stop = _gate(g, thresholds, alpha, looks, losses)
+    exact = exact_series(merged.names)
+    gate_ff, gate_detect, stop = _gate(g, thresholds, alpha, looks, losses, exact)
     spread = np.concatenate(
         [np.std(np.log(p.values["head"]) - np.log(p.values["base"]), axis=1, ddof=1) for p in parts]
     )
@@ -145,8 +147,8 @@ def evaluate(
         ev.methods.append(Method(f"github-action-benchmark alert {thr * 100:.0f}%", ff, det))
         # The gate calibrated to this rule's false-fail rate: detection at equal false-fail
         if 0.01 < ff < 1:
-            a_eq = _calibrate(g, thresholds, ff, looks)
-            g_ff, g_det, g_stop = _gate(g, thresholds, a_eq, looks, losses)
+            a_eq = _calibrate(g, thresholds, ff, looks, exact)
+            g_ff, g_det, g_stop = _gate(g, thresholds, a_eq, looks, losses, exact)
             note = f"mean {float(np.mean(g_stop)):.1f} rounds"
             label = f"benchtrack gate calibrated to alert {thr * 100:.0f}%'s false-fail"
             ev.matched.append(Method(label, g_ff, g_det, f"{note}, α' {a_eq:.3g}"))
@@ -161,10 +163,15 @@ def evaluate(
 
 
 def _gate(
-    g: np.ndarray, thresholds: np.ndarray, alpha: float, looks: list[int], losses: tuple[float, ...]
+    g: np.ndarray,
+    thresholds: np.ndarray,
+    alpha: float,
+    looks: list[int],
+    losses: tuple[float, ...],
+    exact: np.ndarray,
 ) -> tuple[float, dict[float, np.ndarray], np.ndarray]:
     """(false-fail rate, detection per loss per benchmark, rounds used) of the gate on `g`."""
-    codes, stop, _ = v.sequential(g, thresholds, alpha, looks)
+    codes, stop, _ = v.sequential(g, thresholds, alpha, looks, exact)
     ff = float(np.mean(np.any(codes == v.REGRESSED_C, axis=-1)))
     m, prs = g.shape[1], g.shape[0]
     eye = np.eye(m)[None, :, :, None]
@@ -173,13 +180,15 @@ def _gate(
         hits = np.zeros(m)
         for lo in range(0, prs, CHUNK):
             gg = g[lo : lo + CHUNK, None, :, :] + math.log1p(-d) * eye  # scenario j: bench j lost d
-            c, _, _ = v.sequential(gg, thresholds, alpha, looks)
+            c, _, _ = v.sequential(gg, thresholds, alpha, looks, exact)
             hits += np.sum(np.diagonal(c, axis1=1, axis2=2) == v.REGRESSED_C, axis=0)
         detect[d] = hits / prs
     return ff, detect, stop
 
 
-def _calibrate(g: np.ndarray, thresholds: np.ndarray, target: float, looks: list[int]) -> float:
+def _calibrate(
+    g: np.ndarray, thresholds: np.ndarray, target: float, looks: list[int], exact: np.ndarray
+) -> float:
     """The α' at which the gate's false-fail rate on `g` reaches `target` (bisection in log α').
 
     Bonferroni makes α an upper bound, so the gate at α = the rule's rate fails fewer PRs than
@@ -189,7 +198,7 @@ def _calibrate(g: np.ndarray, thresholds: np.ndarray, target: float, looks: list
     lo, hi = math.log(1e-6), math.log(0.5 * m * k)  # each one-sided level at most 0.5
 
     def ff(log_a: float) -> float:
-        codes, _, _ = v.sequential(g, thresholds, math.exp(log_a), looks)
+        codes, _, _ = v.sequential(g, thresholds, math.exp(log_a), looks, exact)
         return float(np.mean(np.any(codes == v.REGRESSED_C, axis=-1)))
 
     if ff(hi) <= target:

@@ -94,6 +94,11 @@ class Outcome:
         return out
 
 
+def exact_series(keys: list[str]) -> np.ndarray:
+    """Which series repeat run to run (instruction counts), judged by their rounds' range."""
+    return np.array([split_key(k)[1] != "time" for k in keys], dtype=bool)
+
+
 def _take(iv: v.Interval, mask: np.ndarray) -> v.Interval:
     return v.Interval(iv.mean[mask], iv.lo[mask], iv.hi[mask], iv.n[mask])
 
@@ -122,11 +127,14 @@ def analyse(data: Rounds, cfg: GateConfig, looks: list[int]) -> Outcome:
         g = v.goodness(b, h, bigger)
         # Family-wise control over the series that can fail the PR, one per benchmark.
         level = v.per_look_alpha(cfg.alpha, int(gating.sum()), len(looks))
-        iv = v.interval(g, level)
+        exact = exact_series(names)
+        iv = v.interval(g, level, exact)
         codes = v.decide(iv, *v.band(thresholds))
         worse, better = v.band(thresholds)
         can_stop = bool(
-            v.can_stop(_take(iv, gating), worse[gating], better[gating], level, looks[-1])
+            v.can_stop(
+                _take(iv, gating), worse[gating], better[gating], level, looks[-1], exact[gating]
+            )
         )
         for i, n in enumerate(names):
             big = bool(bigger[i])

@@ -19,6 +19,7 @@ pseudo-PRs: `g` has shape (..., m, n), NaN for a round where a benchmark has no 
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,8 +43,15 @@ class Interval:
     n: np.ndarray
 
 
-def interval(g: np.ndarray, level_alpha: float) -> Interval:
-    """t interval of the mean of `g` along the last axis, each side at one-sided `level_alpha`."""
+def interval(g: np.ndarray, level_alpha: float, exact: np.ndarray | None = None) -> Interval:
+    """t interval of the mean of `g` along the last axis, each side at one-sided `level_alpha`.
+
+    `exact` (per benchmark, the axis before the rounds) marks series that repeat run to run
+    (instruction counts): their interval is the range of the rounds' log-ratios. A t interval
+    from the 3 rounds they need would be ~100 sd wide at the family-wise level; the range holds
+    what each round saw, and `benchtrack evaluate` measures the false-fail rate it gives on A/A
+    recordings instead of bounding it.
+    """
     n = np.sum(~np.isnan(g), axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.nanmean(g, axis=-1) if g.shape[-1] else np.full(g.shape[:-1], np.nan)
@@ -53,7 +61,15 @@ def interval(g: np.ndarray, level_alpha: float) -> Interval:
         half = np.where(n >= MIN_ROUNDS, t * sd / np.sqrt(np.maximum(n, 1)), np.inf)
     # Identical rounds (a quantised metric such as RSS) give sd = 0: the interval is the point.
     half = np.where(np.isnan(half), np.inf, half)
-    return Interval(mean, mean - half, mean + half, n)
+    lo, hi = mean - half, mean + half
+    if exact is not None and np.any(exact) and g.shape[-1]:
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: no rounds yet
+            rmin, rmax = np.nanmin(g, axis=-1), np.nanmax(g, axis=-1)
+        ok = np.asarray(exact) & (n >= MIN_ROUNDS)
+        lo = np.where(ok, rmin, np.where(exact, -np.inf, lo))
+        hi = np.where(ok, rmax, np.where(exact, np.inf, hi))
+    return Interval(mean, lo, hi, n)
 
 
 def decide(iv: Interval, worse: np.ndarray, better: np.ndarray) -> np.ndarray:
@@ -67,7 +83,12 @@ def decide(iv: Interval, worse: np.ndarray, better: np.ndarray) -> np.ndarray:
 
 
 def can_stop(
-    iv: Interval, worse: np.ndarray, better: np.ndarray, level_alpha: float, last: int
+    iv: Interval,
+    worse: np.ndarray,
+    better: np.ndarray,
+    level_alpha: float,
+    last: int,
+    exact: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per PR (the last axis holds its benchmarks): whether more rounds are pointless.
 
@@ -90,7 +111,11 @@ def can_stop(
             * np.sqrt(n / last)
         )
         projected_hi = iv.mean + (iv.hi - iv.lo) / 2 * scale
-    open_ = (code == INCONCLUSIVE_C) & ((projected_hi < worse) | (iv.n < MIN_ROUNDS))
+    # An exact series is measured in its first rounds only: more rounds cannot change it.
+    projected = projected_hi < worse
+    if exact is not None:
+        projected = projected & ~np.asarray(exact)
+    open_ = (code == INCONCLUSIVE_C) & (projected | (iv.n < MIN_ROUNDS))
     return ~np.any(open_, axis=-1)
 
 
@@ -105,7 +130,11 @@ def per_look_alpha(alpha: float, m: int, looks: int) -> float:
 
 
 def sequential(
-    g: np.ndarray, threshold: np.ndarray | float, alpha: float, looks: list[int]
+    g: np.ndarray,
+    threshold: np.ndarray | float,
+    alpha: float,
+    looks: list[int],
+    exact: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, Interval]:
     """Run the adaptive gate on complete round data `g` (..., m, n).
 
@@ -118,7 +147,7 @@ def sequential(
     worse, better = band(threshold)
     codes = ivs = stop = None
     for k, rounds in enumerate(looks):
-        iv = interval(g[..., :rounds], a)
+        iv = interval(g[..., :rounds], a, exact)
         c = decide(iv, worse, better)
         if codes is None:
             codes, ivs = c, iv
@@ -134,7 +163,7 @@ def sequential(
                 )
             )
             stop = np.where(take, rounds, stop)
-        done = done | can_stop(iv, worse, better, a, looks[-1]) | (k == len(looks) - 1)
+        done = done | can_stop(iv, worse, better, a, looks[-1], exact) | (k == len(looks) - 1)
         if np.all(done):
             break
     return codes, stop, ivs

@@ -1,0 +1,74 @@
+"""Count mode (``BENCH_COUNT=K``, run by ``benchtrack callgrind --lazy``): no timing; each
+benchmark is warmed up once, then run K times, each run closed by ``os.getppid()``, at which
+callgrind dumps its counters; one line per marker to ``BENCH_COUNT_LABELS`` names the dump.
+
+pytest's start-up and collection cost billions of instructions, so valgrind starts with
+instrumentation off and the first counted benchmark turns it on with callgrind's
+START_INSTRUMENTATION client request. A client request is a magic instruction sequence that only
+C can emit: a three-line C file is compiled once per machine into a shared library and called
+through ctypes (no maintained Python package exposes the client requests on their own). Outside
+valgrind the request is a no-op.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+_SOURCE = b"""#include <valgrind/callgrind.h>
+void benchtrack_start(void) { CALLGRIND_START_INSTRUMENTATION; }
+"""
+_started = False
+
+
+def iterations() -> int | None:
+    """K from ``BENCH_COUNT``, or None when not counting; a bad value is a usage error."""
+    raw = os.environ.get("BENCH_COUNT", "")
+    if not raw:
+        return None
+    if not raw.isdigit() or int(raw) < 1 or not os.environ.get("BENCH_COUNT_LABELS"):
+        raise ValueError(
+            f"BENCH_COUNT={raw!r}: expected a positive whole number, with BENCH_COUNT_LABELS set"
+        )
+    return int(raw)
+
+
+def _start_instrumentation() -> None:
+    global _started
+    if _started:
+        return
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "benchtrack"
+    lib = cache / f"callgrind-start-{hashlib.sha256(_SOURCE).hexdigest()[:12]}.so"
+    if not lib.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        src = lib.with_suffix(".c")
+        src.write_bytes(_SOURCE)
+        tmp = lib.with_suffix(f".{os.getpid()}.tmp")
+        subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(tmp), str(src)], check=True)
+        tmp.replace(lib)
+    ctypes.CDLL(str(lib)).benchtrack_start()
+    _started = True
+
+
+def _label(line: str) -> None:
+    with open(os.environ["BENCH_COUNT_LABELS"], "a", encoding="utf-8") as f:
+        f.write(line + "\n")
+
+
+def count(name: str, unit: str, items: int, target: Callable[[], Any], iters: int) -> Any:
+    """Warm up, then `iters` counted runs of `target`; returns the last run's result."""
+    result = target()
+    _start_instrumentation()
+    _label(f"meta\t{name}\t{unit}")
+    _label(f"start\t{name}")
+    os.getppid()
+    for _ in range(iters):
+        result = target()
+        os.getppid()
+        _label(f"sample\t{name}\t{items}")
+    return result
