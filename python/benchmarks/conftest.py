@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import countmode
 import pytest
 
-import countmode
 from asyncio_patterns.params import Sizes, bench_profile, bench_threads
 from asyncio_patterns.runner import new_runner
 

@@ -153,7 +153,7 @@ def test_each_benchmark_is_gated_by_one_series() -> None:
         "rust/walk/only_time",
         "rust/walk/only_count (instructions)",
     }
-    with pytest.raises(BadInput, match="gate.gating"):
+    with pytest.raises(BadInput, match=r"gate\.gating"):
         config.parse(
             {
                 "gate": {"gating": {"x/*": "cycles"}},

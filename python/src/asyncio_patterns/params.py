@@ -3,8 +3,9 @@
 ``BENCH_PROFILE`` picks the sizes: ``quick`` (default) scales seed 004's sleeps and sizes down so
 the whole suite measures in about a minute on 2 cores; ``full`` uses the seed's own figures and
 pytest-benchmark's own round calibration; ``round`` is the PR gate's short per-round
-measurement; ``count`` the smaller sizes of instruction counts. ``BENCH_THREADS`` sizes every pool the patterns size to the CPUs (default: the CPUs
-this process may run on, so ``taskset`` is honoured).
+measurement; ``count`` the smaller sizes of instruction counts. ``BENCH_THREADS`` sizes every
+pool the patterns size to the CPUs (default: the CPUs this process may run on, so ``taskset`` is
+honoured).
 """
 
 from __future__ import annotations
