@@ -14,6 +14,7 @@ from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, BadInput
 from benchtrack.fsutil import atomic_write
 from benchtrack.gate import aa, config, worktree
 from benchtrack.gate.rounds import interleave, toolchain_pins
+from benchtrack.machine_load import LoadMeter
 from benchtrack.runner import affinity_cpus, cpu_model
 
 NAME = "record-aa"
@@ -59,7 +60,11 @@ def run(args: argparse.Namespace) -> int:
         "commands": {s.name: s.command for s in suites},
     }
 
+    load = LoadMeter()
+
     def checkpoint(data) -> bool:  # a long recording that is interrupted keeps its rounds
+        load.sample()
+        meta["load"] = load.summary()
         atomic_write(args.out, aa.dump(aa.to_dict(data, meta)))
         return False
 
@@ -79,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if not args.keep_worktree:
             worktree.remove(root, co)
+    meta["load"] = load.summary()
     doc = aa.to_dict(data, meta)
     atomic_write(args.out, aa.dump(doc))
     say(
