@@ -7,6 +7,7 @@ neighbours' load, invisible to `top` inside the VM.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 from pathlib import Path
@@ -33,10 +34,8 @@ class LoadMeter:
         self.sample()
 
     def sample(self) -> None:
-        try:
+        with contextlib.suppress(OSError):  # no load average on this platform
             self.loads.append(os.getloadavg()[0])
-        except OSError:
-            pass
 
     def summary(self) -> dict[str, object]:
         out: dict[str, object] = {}
