@@ -12,6 +12,7 @@ import orjson
 from benchtrack import detect
 from benchtrack.detect.config import Config
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput
+from benchtrack.report import terminal
 
 NAME = "detect"
 HELP = "find change points (step changes) in each benchmark × runner series of a history"
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.markdown:
         print(md)
     else:
-        detect.table(report.changes, report.new)
+        detect.table(report.changes, report.new, terminal.console())
     if args.fail_on_new_regression and any(c.regression for c in report.new):
         return EXIT_REGRESSION
     return EXIT_OK

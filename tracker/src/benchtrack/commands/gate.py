@@ -15,6 +15,7 @@ from benchtrack.fsutil import atomic_write
 from benchtrack.gate import config, render, worktree
 from benchtrack.gate.outcome import analyse
 from benchtrack.gate.rounds import interleave, toolchain_pins
+from benchtrack.report import terminal
 
 NAME = "gate"
 HELP = "Compare base and head in interleaved rounds on this machine; exit 1 on a regression"
@@ -134,6 +135,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
     else:
-        render.terminal(outcome, Console())
+        render.terminal(outcome, terminal.console())
     say(f"wrote {out_dir / 'gate.json'} and {out_dir / 'gate.md'}; logs in {logs}")
     return outcome.exit_code

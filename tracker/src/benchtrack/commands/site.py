@@ -67,11 +67,15 @@ def run(args: argparse.Namespace) -> int:
             else ""
         )
         print(
-            f"site: {report.benchmarks} benchmarks x {report.runners} runner sizes, "
-            f"{report.commits} commits, {report.changes} change markers -> "
+            f"site: {_n(report.benchmarks, 'benchmark')} x {_n(report.runners, 'runner size')}, "
+            f"{_n(report.commits, 'run')}, {_n(report.changes, 'change marker')} -> "
             f"{out / 'index.html'}\n"
             f"      index {report.index_bytes / 1024:.1f} KiB, series "
             f"{report.group_bytes / 1024:.1f} KiB, data.js {report.data_js_bytes / 1024:.1f} KiB"
             f"{ratio}"
         )
     return EXIT_OK
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

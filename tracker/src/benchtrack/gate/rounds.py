@@ -8,11 +8,13 @@ per round: the median of that round's samples.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import os
 import re
 import shutil
+import signal
 import statistics
 import string
 import subprocess
@@ -131,22 +133,40 @@ def shell(
     with log.open("w", encoding="utf-8", errors="replace") as out:
         out.write(f"$ {command}\n(cwd {cwd})\n")
         out.flush()
+        # Its own process group, so a timeout or a cancel stops everything it started (cargo
+        # make -> cargo -> the bench binary), not only bash.
+        proc = subprocess.Popen(
+            ["bash", "-c", command],
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
-            code = subprocess.run(
-                ["bash", "-c", command],
-                cwd=cwd,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                timeout=timeout,
-                check=False,
-            ).returncode
+            code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            _stop_group(proc)
             out.write(f"\nbenchtrack gate: timed out after {timeout:g} s\n")
             code = 124
+        except BaseException:
+            _stop_group(proc)
+            raise
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     return code, "\n".join(lines[-TAIL_LINES:])
+
+
+def _stop_group(proc: subprocess.Popen) -> None:
+    """SIGTERM to the command's whole process group, then SIGKILL what is left after 5 s."""
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, None)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def parse_raw(suite: Suite, raw: Path):
