@@ -1,0 +1,37 @@
+"""benchtrack.toml measures every benchmark by the series that gates it: the suites' filters
+and [gate.gating] agree, checked on the names of a shipped whole-suite recording."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from benchtrack.gate import config
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDING = ROOT / "tracker" / "bench" / "recordings" / "aa-time-q1.json"
+
+
+def _selects(suite: config.Suite, name: str) -> bool:
+    """Whether the suite measures `name`: its suite prefix, then its BENCH_FILTER (criterion
+    matches ids without the `rust/` prefix, the other harnesses the full name)."""
+    if not name.startswith(suite.name.split("-")[0] + "/"):  # rust-instructions: rust/...
+        return False
+    pattern = suite.env.get("BENCH_FILTER")
+    if not pattern:
+        return True
+    target = name.split("/", 1)[1] if name.startswith("rust/") else name
+    return re.search(pattern, target) is not None
+
+
+def test_every_benchmark_is_measured_by_its_gating_series_only() -> None:
+    cfg = config.load(ROOT / config.CONFIG_NAME)
+    names = sorted(json.loads(RECORDING.read_text())["benchmarks"])
+    assert len(names) == 80
+    suites = cfg.select(None)
+    for name in names:
+        measured = {s.key(name) for s in suites if _selects(s, name)}
+        assert len(measured) == 1, (name, measured)
+        (key,) = measured
+        assert cfg.gates(key, {key, name, f"{name} (instructions)"}), (name, key)
