@@ -238,7 +238,9 @@ def test_a_cancelled_gate_removes_its_worktrees(repo: Path, when: str) -> None:
     assert not (worktrees / "base").exists() and not (worktrees / "head").exists()
     assert registered_worktrees(repo) == []
     code, doc, text = gate(repo, "--base", "c2", "--head", "c3", "--rounds", "3")
-    assert code == 0 and doc, text  # and the next gate in this repository runs
+    # ... and the next gate in this repository runs to a verdict. (Which verdict is not the
+    # point: 3 rounds of a wall-time fixture on a shared 2-vCPU box are not always "unchanged".)
+    assert code in (0, 1) and doc and doc["benchmarks"], text
 
 
 def test_a_worktree_left_locked_by_a_killed_gate_is_replaced(repo: Path) -> None:

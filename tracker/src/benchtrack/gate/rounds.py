@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -224,6 +225,42 @@ def _quote(text: str) -> str:
 Progress = Callable[[str], None]
 
 
+def _measure(
+    suite: Suite,
+    order: tuple[Checkout, Checkout],
+    envs: dict[tuple[str, str], dict[str, str]],
+    cpus: str | None,
+    logs: Path,
+    rnd: int,
+    *,
+    both: bool,
+) -> list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]]:
+    """One run of `suite` per side, in `order`: one after the other, or `both` at once.
+
+    A side that fails is returned as its SuiteFailed, in order, so the caller drops the suite
+    at the first failure exactly as if the sides had run one after the other."""
+
+    def one(co: Checkout) -> tuple[list, list, float] | SuiteFailed:
+        t0 = time.monotonic()
+        log = logs / f"round{rnd + 1:02d}-{co.side}-{suite.name}.log"
+        try:
+            benches, errors = run_once(suite, co, envs[suite.name, co.side], cpus, log)
+        except SuiteFailed as e:
+            return e
+        return benches, errors, time.monotonic() - t0
+
+    if not both:
+        out = []
+        for co in order:
+            out.append((co, one(co)))
+            if isinstance(out[-1][1], SuiteFailed):
+                break
+        return out
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = [(co, pool.submit(one, co)) for co in order]
+        return [(co, f.result()) for co, f in futures]
+
+
 def interleave(
     suites: list[Suite],
     sides: tuple[Checkout, Checkout],
@@ -277,26 +314,26 @@ def interleave(
         for suite in list(live):
             if suite.rounds is not None and rnd >= suite.rounds:
                 continue  # a deterministic series needs no more rounds
-            for co in order:
-                t0 = time.monotonic()
-                log = logs / f"round{rnd + 1:02d}-{co.side}-{suite.name}.log"
-                try:
-                    benches, errors = run_once(suite, co, envs[suite.name, co.side], cpus, log)
-                except SuiteFailed as e:
-                    drop(suite, e.failure)
+            # Counts do not depend on the machine's load: both sides run at once, one per core.
+            # Wall time is measured one side at a time, the two back to back.
+            runs = _measure(suite, order, envs, cpus, logs, rnd, both=suite.series != "time")
+            for co, outcome in runs:
+                if isinstance(outcome, SuiteFailed):
+                    drop(suite, outcome.failure)
                     break
+                benches, errors, seconds = outcome
                 for b in benches:
                     if pattern and not pattern.search(b.name):
                         continue
                     meta = Meta(b.unit, getattr(b, "direction", "bigger"), suite.name)
                     data.add(co.side, rnd, suite.key(b.name), list(b.samples), meta)
-                data.run_seconds.setdefault(suite.name, []).append(time.monotonic() - t0)
+                data.run_seconds.setdefault(suite.name, []).append(seconds)
                 for e in errors:
                     if not pattern or pattern.search(e.name) or isinstance(e, _RunError):
                         data.errors[co.side].setdefault(suite.key(e.name), e.message)
                 progress(
                     f"round {rnd + 1}/{looks[-1]} {suite.name} {co.side}: "
-                    f"{len(benches)} benchmarks in {time.monotonic() - t0:.1f} s"
+                    f"{len(benches)} benchmarks in {seconds:.1f} s"
                 )
         data.seconds = time.monotonic() - started
         if rnd + 1 in looks and stop_when(data):

@@ -102,7 +102,33 @@ def discard(repo: Path, path: Path) -> None:
     git(repo, "worktree", "remove", "--force", "--force", str(path), check=False)
     if path.exists():
         shutil.rmtree(path, ignore_errors=True)
+    _forget_half_made(repo, path)
     git(repo, "worktree", "prune", check=False)
+
+
+def _forget_half_made(repo: Path, path: Path) -> None:
+    """Drop git's record of a worktree at `path` that git itself was killed while adding.
+
+    Such a record is locked "initializing", may have HEAD 000… and an empty `commondir`: `remove`
+    refuses it, `prune` keeps it (locked) and unlocking it makes `git worktree list` fatal. With
+    the worktree's directory gone, its admin directory (<common dir>/worktrees/<name>, whose
+    `gitdir` points at `path`/.git) is all that is left of it, and only this gate writes there.
+    """
+    if path.exists():
+        return
+    proc = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir", check=False)
+    admin_root = Path(proc.stdout.strip()) / "worktrees"
+    if proc.returncode != 0 or not admin_root.is_dir():
+        return
+    for admin in admin_root.iterdir():
+        try:
+            target = (admin / "gitdir").read_text().strip()
+        except OSError:
+            target = ""
+        ours = Path(target).parent == path if target else admin.name == path.name
+        locked = (admin / "locked").exists()
+        if ours and (locked or not target):
+            shutil.rmtree(admin, ignore_errors=True)
 
 
 def remove(repo: Path, co: Checkout) -> None:
