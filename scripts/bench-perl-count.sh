@@ -5,14 +5,9 @@
 # gate sets it to its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "${1-}" = "--" ]; then shift; fi
-iters=3
-if [ "${1-}" = "--iters" ]; then iters=${2:?--iters takes a number}; shift 2; fi
-[ $# -eq 0 ] || { echo "bench-perl-count: unexpected argument $1 (expected --iters K)" >&2; exit 2; }
-read -r -a benchtrack <<< "${BENCHTRACK:-uv run --frozen benchtrack}"
-out=target/bench/raw/perl-instructions
-rm -rf "$out"
-mkdir -p "$out"
+# shellcheck source=scripts/count-args.sh
+. scripts/count-args.sh
+count_args perl "$@"
 echo "== perl: instruction counts ($iters runs each, under callgrind)"
 "${benchtrack[@]}" callgrind --iters "$iters" --out "$out/perl.json" -- \
   perl -Iperl/lib perl/bin/bench --quiet

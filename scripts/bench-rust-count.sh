@@ -5,14 +5,9 @@
 # gate sets it to its own, so an older checkout is counted the same way).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "${1-}" = "--" ]; then shift; fi
-iters=3
-if [ "${1-}" = "--iters" ]; then iters=${2:?--iters takes a number}; shift 2; fi
-[ $# -eq 0 ] || { echo "bench-rust-count: unexpected argument $1 (expected --iters K)" >&2; exit 2; }
-read -r -a benchtrack <<< "${BENCHTRACK:-uv run --frozen benchtrack}"
-out=target/bench/raw/rust-instructions
-rm -rf "$out"
-mkdir -p "$out"
+# shellcheck source=scripts/count-args.sh
+. scripts/count-args.sh
+count_args rust "$@"
 # Build once; cargo's JSON messages name each bench binary.
 mapfile -t exes < <(
   cargo bench --manifest-path rust/Cargo.toml --locked -p patterns --no-run --message-format=json \
