@@ -63,12 +63,35 @@ def rows(data: aa.AAData) -> list[dict]:
     return out
 
 
+def grouped(table: list[dict]) -> list[dict]:
+    """Median of each spread over the benchmarks of a `<suite>/<group>` and series."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in table:
+        groups.setdefault(("/".join(r["name"].split("/")[:2]) + "/*", r["series"]), []).append(r)
+    return [
+        {
+            "name": f"{name} ({len(rs)})",
+            "series": series,
+            **{
+                k: float(np.nanmedian([r[k] for r in rs]))
+                for k in ("within", "run_to_run", "over_time", "pair_sd")
+            },
+        }
+        for (name, series), rs in groups.items()
+    ]
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("data", nargs="+", type=Path)
     p.add_argument("--markdown", action="store_true", help="a Markdown table")
+    p.add_argument(
+        "--by-group", action="store_true", help="one row per <suite>/<group> and series: medians"
+    )
     args = p.parse_args(argv)
     table = [r for path in args.data for r in rows(aa.load(path))]
+    if args.by_group:
+        table = grouped(table)
     table.sort(key=lambda r: (r["name"], r["series"]))
 
     def pct(x: float) -> str:
