@@ -58,7 +58,10 @@ def dependency_order(tasks: dict[str, dict], name: str) -> list[str]:
 
 
 def cargo_make(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+    # As from a user's shell: an outer `cargo make test` leaves CARGO_MAKE_* variables that make
+    # the inner cargo-make log as a nested flow ("[cargo-make][1] INFO ...").
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CARGO_MAKE")}
+    env.update(NO_COLOR="1", COLUMNS="100")
     return subprocess.run(
         ["cargo", "make", *args],
         cwd=REPO,
@@ -76,10 +79,13 @@ def without_log(text: str) -> str:
     task's output at all) removed, also where one follows output that had no final newline."""
     kept = []
     for line in text.splitlines():
-        before = line.split("[cargo-make] ", 1)[0]
-        if before or "[cargo-make] " not in line:
-            kept.append(before)
+        parts = LOG.split(line, 1)
+        if parts[0] or len(parts) == 1:
+            kept.append(parts[0])
     return "\n".join(kept)
+
+
+LOG = re.compile(r"\[cargo-make\](?:\[\d+\])? ")  # nested flows log "[cargo-make][1] "
 
 
 def test_every_task_has_a_description() -> None:

@@ -162,6 +162,8 @@ impl<'a, 'b> Bencher<'a, 'b> {
         }
     }
 
+    // criterion's name and receiver: the bench files call `b.to_async(&rt)` in both modes
+    #[allow(clippy::wrong_self_convention)]
     pub fn to_async<'r>(&'r mut self, rt: &'r Runtime) -> AsyncBencher<'r, 'a, 'b> {
         AsyncBencher { bencher: self, rt }
     }

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.markdown:
         print(md)
     else:
-        detect.table(report.changes, report.new, terminal.console())
+        detect.table(report.changes, report.new, console=terminal.console())
     if args.fail_on_new_regression and any(c.regression for c in report.new):
         return EXIT_REGRESSION
     return EXIT_OK
