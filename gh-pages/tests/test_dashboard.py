@@ -526,7 +526,7 @@ def test_site_from_a_git_branch(tmp_path: Path) -> None:
     out = tmp_path / "out"
     proc = run_site(f"git:{repo.as_uri()}#gh-pages", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
-    assert "1 change markers" in proc.stdout
+    assert "1 change marker -> " in proc.stdout
     for key in RUNNERS:
         assert (out / "bench" / key / "data.js").read_bytes() == (
             repo / "bench" / key / "data.js"
