@@ -22,6 +22,7 @@ from typing import Any
 
 import countmode
 import pytest
+import stepmode
 
 from asyncio_patterns.params import Sizes, bench_profile, bench_threads
 from asyncio_patterns.runner import new_runner
@@ -60,8 +61,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if stepmode.active():
+        # The lockstep runner pairs two processes' benchmarks by merging their sorted names.
+        items.sort(key=lambda item: bench_name(item) or "")
     pattern = os.environ.get("BENCH_FILTER", "").strip()
-    if not pattern or not (_measuring(config) or countmode.iterations()):
+    if not pattern or not (_measuring(config) or countmode.iterations() or stepmode.active()):
         return
     try:
         regex = re.compile(pattern)
@@ -169,6 +173,8 @@ class Bench:
             def target() -> Any:
                 return fn(*args)
 
+        if stepmode.active():  # timed in steps by the gate's lockstep runner
+            return stepmode.serve(self.name, unit, items, target)
         iters = countmode.iterations()
         if iters is not None:  # instruction counts under benchtrack callgrind: no timing
             return countmode.count(self.name, unit, items, target, iters)

@@ -17,6 +17,7 @@ import numpy as np
 import orjson
 
 from benchtrack.errors import BadInput
+from benchtrack.gate.lockstep import paired_values
 from benchtrack.gate.rounds import Rounds
 from benchtrack.result import parse_json
 
@@ -31,6 +32,7 @@ def to_dict(data: Rounds, meta: dict[str, Any]) -> dict[str, Any]:
             "suite": m.suite,
             "unit": m.unit,
             "direction": m.direction,
+            **({"paired": True} if m.paired else {}),
             **{side: _pad(data.samples[side][name], data.count) for side in ("base", "head")},
         }
     return {
@@ -104,7 +106,15 @@ def load(path: Path, name_filter: str | None = None) -> AAData:
         bigger.append(b.get("direction", "bigger") != "smaller")
         for side in ("base", "head"):
             samp[side].append([[float(x) for x in s] for s in rounds[side]])
-            vals[side].append([float(np.median(s)) for s in rounds[side]])
+        if b.get("paired"):  # lockstep: the gate's values come from the aligned pairs
+            if any(len(x) != len(y) for x, y in zip(rounds["base"], rounds["head"], strict=True)):
+                raise BadInput(path, f"benchmarks.{name}", "paired rounds of equal length")
+            pairs = [paired_values(x, y) for x, y in zip(rounds["base"], rounds["head"], strict=True)]
+            vals["base"].append([p[0] for p in pairs])
+            vals["head"].append([p[1] for p in pairs])
+        else:
+            for side in ("base", "head"):
+                vals[side].append([float(np.median(s)) for s in rounds[side]])
     if not names:
         raise BadInput(path, "benchmarks", "at least one benchmark with every round recorded")
     if len({len(v) for side in vals for v in vals[side]}) != 1:

@@ -23,6 +23,12 @@
     [suites.python.env]                        # a short per-round measurement
     BENCH_PROFILE = "round"
 
+    [suites.python-lockstep]                   # base and head stepping in turn on one CPU
+    adapter = "lockstep"                       # `command` is a step worker; no `raw`
+    command = "bash scripts/bench-python-step.sh"
+    pairs = 30                                 # pairs per benchmark per round, at most
+    pair_seconds = 1.0                         # no new pair after this long (at least 5)
+
     [suites.rust-instructions]                 # a second series of the same benchmarks
     series = "instructions"                    # their key: "<name> (instructions)"
     rounds = 3                                 # deterministic: measured in 3 rounds only
@@ -44,7 +50,7 @@ from typing import Any
 from benchtrack.errors import BadInput
 
 CONFIG_NAME = "benchtrack.toml"
-ADAPTERS = ("criterion", "pytest", "perl", "callgrind")
+ADAPTERS = ("criterion", "pytest", "perl", "callgrind", "lockstep")
 SERIES = ("time", "instructions")
 
 
@@ -59,6 +65,13 @@ class Suite:
     timeout: float = 900.0
     series: str = "time"  # what its values are; "time" keeps the benchmark's own name
     rounds: int | None = None  # measured in the first N rounds only (deterministic counts)
+    # adapter "lockstep": `command` is a step worker (gate/lockstep.py), no raw output
+    pairs: int = 30  # pairs per benchmark per round, at most
+    pair_seconds: float = 1.0  # per benchmark per round: no new pair after it
+
+    @property
+    def lockstep(self) -> bool:
+        return self.adapter == "lockstep"
 
     def key(self, name: str) -> str:
         """A benchmark's series key in the gate: its name, or `<name> (<series>)`."""
@@ -157,7 +170,10 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         where = f"suites.{name}"
         s = v.table(raw, where)
         v.known(
-            s, where, {"command", "build", "adapter", "raw", "env", "timeout", "series", "rounds"}
+            s,
+            where,
+            {"command", "build", "adapter", "raw", "env", "timeout", "series", "rounds"}
+            | {"pairs", "pair_seconds"},
         )
         series = s.get("series", "time")
         if series not in SERIES:
@@ -173,13 +189,17 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
             name=name,
             command=v.string(s, "command", where),
             adapter=adapter,
-            raw=v.string(s, "raw", where),
+            raw=v.string(s, "raw", where) if adapter != "lockstep" else "",
             build=v.string(s, "build", where) if "build" in s else None,
             env=env,
             timeout=v.number(s.get("timeout", 900), f"{where}.timeout", 1, 86400),
             series=series,
             rounds=v.integer(s["rounds"], f"{where}.rounds", 3) if "rounds" in s else None,
+            pairs=v.integer(s.get("pairs", 30), f"{where}.pairs", 5),
+            pair_seconds=v.number(s.get("pair_seconds", 1.0), f"{where}.pair_seconds", 0.01, 600),
         )
+        if adapter == "lockstep" and series != "time":
+            raise BadInput(source, f"{where}.series", '"time" (lockstep suites time steps)', series)
     if not suites:
         raise BadInput(source, "suites", "at least one [suites.<name>] table")
     default = tuple(str(x) for x in v.array(gate.get("suites", []), "gate.suites"))

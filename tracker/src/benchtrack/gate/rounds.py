@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchtrack.errors import BadInput
+from benchtrack.gate import lockstep
 from benchtrack.gate.config import Suite
 from benchtrack.gate.worktree import Checkout
 from benchtrack.ingest import HARNESSES
@@ -41,6 +42,7 @@ class Meta:
     unit: str
     direction: str  # "bigger" | "smaller"
     suite: str
+    paired: bool = False  # lockstep: base and head samples aligned pair by pair
 
 
 @dataclass
@@ -73,6 +75,12 @@ class Rounds:
         kept.extend([None] * (rnd - len(kept)))
         kept.append(list(samples))
         self.meta.setdefault(name, meta)
+
+    def pair(self, rnd: int, name: str) -> None:
+        """Round `rnd`'s values of a lockstep benchmark from its aligned pairs (both sides)."""
+        base, head = (self.samples[side][name][rnd] for side in ("base", "head"))
+        b, h = lockstep.paired_values(base, head)
+        self.values["base"][name][rnd], self.values["head"][name][rnd] = b, h
 
     def padded(self, side: str, name: str) -> list[float]:
         series = self.values[side].get(name, [])
@@ -249,6 +257,8 @@ def _measure(
             return e
         return benches, errors, time.monotonic() - t0
 
+    if suite.lockstep:
+        return _lockstep(suite, order, envs, cpus, logs, rnd)
     if not both:
         out = []
         for co in order:
@@ -259,6 +269,75 @@ def _measure(
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = [(co, pool.submit(one, co)) for co in order]
         return [(co, f.result()) for co, f in futures]
+
+
+@dataclass(frozen=True)
+class _SideBench:
+    name: str
+    unit: str
+    samples: list[float]
+    direction: str = "bigger"
+
+
+def _lockstep(
+    suite: Suite,
+    order: tuple[Checkout, Checkout],
+    envs: dict[tuple[str, str], dict[str, str]],
+    cpus: str | None,
+    logs: Path,
+    rnd: int,
+) -> list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]]:
+    """Both sides' step workers at once, on one CPU, taking turns (gate/lockstep.py)."""
+    t0 = time.monotonic()
+    cpu = one_cpu(cpus)
+    workers: dict[str, lockstep.Worker] = {}
+    try:
+        for co in sorted(order, key=lambda c: c.side):  # base first
+            log = logs / f"round{rnd + 1:02d}-{co.side}-{suite.name}.log"
+            env = envs[suite.name, co.side]
+            workers[co.side] = lockstep.Worker(co.side, suite.command, co.path, env, log, cpu)
+        plan = lockstep.Plan(pairs=suite.pairs, seconds=suite.pair_seconds)
+        flip = order[0].side == "head"
+        result = lockstep.measure(workers, plan, flip=flip, timeout=suite.timeout)
+    except lockstep.WorkerFailed as e:
+        for w in workers.values():
+            w.stop()
+        failed = next(co for co in order if co.side == e.side)
+        log = logs / f"round{rnd + 1:02d}-{e.side}-{suite.name}.log"
+        return [(failed, SuiteFailed(SuiteFailure(e.side, suite.name, "run", e.tail, log)))]
+    seconds = time.monotonic() - t0
+    out: list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]] = []
+    for co in order:
+        benches = [
+            _SideBench(b.name, b.unit, b.samples[co.side], b.direction)
+            for b in result.benchmarks
+            if co.side in b.samples
+        ]
+        errors: list = list(result.errors[co.side])
+        code = result.exit_codes[co.side]
+        if code != 0 and not errors:
+            tail = workers[co.side].tail().splitlines()
+            errors.append(_RunError(suite.name, f"exit {code}: {tail[-1] if tail else ''}"))
+        if code != 0 and not benches and not result.errors[co.side]:
+            log = logs / f"round{rnd + 1:02d}-{co.side}-{suite.name}.log"
+            fail = SuiteFailure(co.side, suite.name, "run", workers[co.side].tail(), log)
+            out.append((co, SuiteFailed(fail)))
+            break
+        out.append((co, (benches, errors, seconds)))
+    return out
+
+
+def one_cpu(cpus: str | None) -> str:
+    """The CPU both lockstep workers share: the last of `cpus` (a taskset list such as "0-1,3")
+    or of this process's affinity."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if cpus:
+        chosen: set[int] = set()
+        for part in cpus.split(","):
+            lo, _, hi = part.partition("-")
+            chosen.update(range(int(lo), int(hi or lo) + 1))
+        allowed = sorted(chosen)
+    return str(allowed[-1])
 
 
 def interleave(
@@ -325,7 +404,8 @@ def interleave(
                 for b in benches:
                     if pattern and not pattern.search(b.name):
                         continue
-                    meta = Meta(b.unit, getattr(b, "direction", "bigger"), suite.name)
+                    direction = getattr(b, "direction", "bigger")
+                    meta = Meta(b.unit, direction, suite.name, paired=suite.lockstep)
                     data.add(co.side, rnd, suite.key(b.name), list(b.samples), meta)
                 data.run_seconds.setdefault(suite.name, []).append(seconds)
                 for e in errors:
@@ -335,6 +415,14 @@ def interleave(
                     f"round {rnd + 1}/{looks[-1]} {suite.name} {co.side}: "
                     f"{len(benches)} benchmarks in {seconds:.1f} s"
                 )
+            if suite.lockstep:
+                for name, m in data.meta.items():
+                    if m.suite == suite.name and all(
+                        len(data.samples[side].get(name, [])) == rnd + 1
+                        and data.samples[side][name][rnd] is not None
+                        for side in ("base", "head")
+                    ):
+                        data.pair(rnd, name)
         data.seconds = time.monotonic() - started
         if rnd + 1 in looks and stop_when(data):
             break

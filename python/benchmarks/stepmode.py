@@ -1,0 +1,69 @@
+"""Step mode (``BENCH_STEP="<in>,<out>"``, set by the gate's lockstep runner): no timing of its
+own; each benchmark, once warmed up, is offered on the ``<out>`` file descriptor and timed in
+steps the runner asks for on ``<in>``, while the other side's process takes turns on the same CPU
+(tracker/src/benchtrack/gate/lockstep.py has the protocol). The benchmarks come in sorted name
+order, so the runner can pair the two sides' lists by merging them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+_channel: tuple[TextIO, TextIO] | None = None
+
+
+def active() -> bool:
+    return bool(os.environ.get("BENCH_STEP"))
+
+
+def _open() -> tuple[TextIO, TextIO]:
+    global _channel
+    if _channel is None:
+        raw = os.environ["BENCH_STEP"]
+        try:
+            fd_in, fd_out = (int(x) for x in raw.split(","))
+        except ValueError:
+            expected = "expected two file descriptors, '<in>,<out>'"
+            raise ValueError(f"BENCH_STEP={raw!r}: {expected}") from None
+        _channel = (
+            os.fdopen(fd_in, "r", encoding="utf-8"),
+            os.fdopen(fd_out, "w", encoding="utf-8", buffering=1),
+        )
+    return _channel
+
+
+def failed(name: str, message: str) -> None:
+    """A benchmark that failed before it was offered (its setup or warm-up raised)."""
+    _open()[1].write(f"error {name}\t{' '.join(message.split())}\n")
+
+
+def serve(name: str, unit: str, items: int, target: Callable[[], Any]) -> Any:
+    """Warm up (the result the test checks), offer the benchmark, time the steps asked for."""
+    try:
+        result = target()
+    except BaseException as e:
+        failed(name, f"{type(e).__name__}: {e}")
+        raise
+    commands, replies = _open()
+    replies.write(f"ready {name}\t{unit}\t{items}\n")
+    clock = time.perf_counter_ns
+    for line in commands:
+        word, _, arg = line.strip().partition(" ")
+        if word == "next":
+            break
+        if word != "run" or not arg.isdigit():
+            raise ValueError(f"step mode: expected 'run N' or 'next', got {line!r}")
+        n = int(arg)
+        try:
+            t0 = clock()
+            for _ in range(n):
+                target()
+            elapsed = clock() - t0
+        except Exception as e:  # the runner records it; the test itself reports it too
+            replies.write(f"error {type(e).__name__}: {' '.join(str(e).split())}\n")
+            continue
+        replies.write(f"ns {elapsed}\n")
+    return result

@@ -1,0 +1,296 @@
+"""Lockstep measurement: base and head as two long-lived processes on one CPU, stepping in turn.
+
+Whole suites run one after the other are seconds apart, and on a shared 2-vCPU runner a vCPU's
+speed changes over milliseconds to seconds: two such runs are nearly uncorrelated. Here both
+sides' harnesses start once per round, are pinned to the same CPU, and take turns: base runs a
+short step (~`step` seconds of one benchmark), then head the same step, and so on in ABBA order,
+`pairs` times per benchmark. Each pair's log-ratio sees the same machine state, and a round's
+value is the median of its pairs' log-ratios (tracker/GATE.md has the measurements).
+
+The worker protocol (any language; docs/architecture.md): the harness finds two file
+descriptors in `BENCH_STEP="<in>,<out>"` and walks its selected benchmarks in sorted name
+order. For each it runs the benchmark once (warm-up; its result is the one the harness checks),
+then writes `ready <name>\t<unit>\t<elements>` and serves commands read from <in>:
+
+    run <n>   -> `ns <nanoseconds>` (n calls, timed together), or `error <message>`
+    next      -> goes on to the next benchmark (nothing written)
+
+A benchmark that fails before it is ready writes `error <name>\t<message>` instead of `ready`.
+End of output (the process exits) ends the list.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import select
+import signal
+import statistics
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TAIL_LINES = 30
+
+
+@dataclass(frozen=True)
+class Ready:
+    name: str
+    unit: str
+    elements: float
+
+
+@dataclass
+class Stepped:
+    """One benchmark's throughputs in one round, base and head aligned pair by pair."""
+
+    name: str
+    unit: str
+    samples: dict[str, list[float]] = field(default_factory=lambda: {"base": [], "head": []})
+    direction: str = "bigger"
+
+
+@dataclass(frozen=True)
+class StepError:
+    name: str
+    message: str
+
+
+class WorkerFailed(Exception):
+    """The worker died, timed out or broke the protocol; `tail` is its log's end."""
+
+    def __init__(self, side: str, message: str, tail: str) -> None:
+        super().__init__(f"{side}: {message}")
+        self.side, self.message, self.tail = side, message, tail
+
+
+class Worker:
+    """One side's harness process: `command` under bash in `cwd`, its output in `log`."""
+
+    def __init__(
+        self, side: str, command: str, cwd: Path, env: dict[str, str], log: Path, cpu: str | None
+    ) -> None:
+        self.side, self.log = side, log
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        env = {**env, "BENCH_STEP": f"{to_r},{from_w}"}
+        argv = ["bash", "-c", command]
+        if cpu is not None:
+            argv = ["taskset", "-c", cpu, *argv]
+        log.parent.mkdir(parents=True, exist_ok=True)
+        self._logfile = log.open("w", encoding="utf-8", errors="replace")
+        self._logfile.write(f"$ {command}\n(cwd {cwd}, lockstep, cpu {cpu or 'any'})\n")
+        self._logfile.flush()
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdout=self._logfile,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            pass_fds=(to_r, from_w),
+            start_new_session=True,  # a cancel stops everything it started
+        )
+        os.close(to_r)
+        os.close(from_w)
+        self._out = to_w
+        self._in = from_r
+        self._buffer = b""
+        self.deadline = math.inf
+
+    def send(self, line: str) -> None:
+        try:
+            os.write(self._out, line.encode() + b"\n")
+        except BrokenPipeError:
+            raise self.failed("exited while commands were pending") from None
+
+    def read(self) -> str | None:
+        """The next line the worker writes; None when it closed its end (it exited)."""
+        while b"\n" not in self._buffer:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise self.failed("timed out")
+            ready, _, _ = select.select([self._in], [], [], left)
+            if not ready:
+                raise self.failed("timed out")
+            chunk = os.read(self._in, 65536)
+            if not chunk:
+                if self._buffer:
+                    raise self.failed(f"ended inside a line: {self._buffer[:200]!r}")
+                return None
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode("utf-8", errors="replace")
+
+    def next_ready(self, errors: list[StepError]) -> Ready | None:
+        """The next benchmark the worker offers (errors before it go to `errors`); None at end."""
+        while (line := self.read()) is not None:
+            word, _, rest = line.partition(" ")
+            if word == "ready":
+                parts = rest.split("\t")
+                try:
+                    ready = Ready(parts[0], parts[1], float(parts[2]))
+                except (IndexError, ValueError):
+                    expected = "expected 'ready NAME<tab>UNIT<tab>ELEMENTS'"
+                    raise self.failed(f"{expected}, got {line!r}") from None
+                if not ready.name or not ready.elements > 0:
+                    raise self.failed(f"expected a name and elements > 0, got {line!r}")
+                return ready
+            if word == "error":
+                name, _, message = rest.partition("\t")
+                errors.append(StepError(name, message or "failed"))
+                continue
+            raise self.failed(f"expected 'ready' or 'error', got {line!r}")
+        return None
+
+    def run(self, n: int) -> float | str:
+        """Nanoseconds for `n` calls, or the benchmark's error message."""
+        self.send(f"run {n}")
+        line = self.read()
+        if line is None:
+            raise self.failed("exited during a step")
+        word, _, rest = line.partition(" ")
+        if word == "error":
+            return rest or "failed"
+        try:
+            ns = float(rest) if word == "ns" else math.nan
+        except ValueError:
+            ns = math.nan
+        if not ns > 0:
+            raise self.failed(f"expected 'ns NANOSECONDS' > 0, got {line!r}")
+        return ns
+
+    def failed(self, message: str) -> WorkerFailed:
+        self.stop()
+        return WorkerFailed(self.side, message, self.tail())
+
+    def tail(self) -> str:
+        self._logfile.flush()
+        lines = self.log.read_text(encoding="utf-8", errors="replace").splitlines()
+        return "\n".join(lines[-TAIL_LINES:])
+
+    def finish(self) -> int:
+        """Waits for the exit after the last benchmark; the exit code."""
+        with contextlib.suppress(OSError):
+            os.close(self._out)
+        try:
+            code = self.proc.wait(timeout=max(1.0, self.deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.stop()
+            code = 124
+        self._close()
+        return code
+
+    def stop(self) -> None:
+        """SIGTERM to the worker's process group, SIGKILL after 5 s."""
+        for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, None)):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, sig)
+            try:
+                self.proc.wait(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self._close()
+
+    def _close(self) -> None:
+        for fd in (self._out, self._in):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._logfile.close()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much to measure of each benchmark per round."""
+
+    pairs: int = 30  # pairs per benchmark, at most
+    seconds: float = 1.0  # per benchmark and round, both sides: stop adding pairs after it
+    min_pairs: int = 5  # even when a step takes longer than the budget allows
+    step: float = 0.01  # seconds a step aims at (n calls timed together)
+
+
+@dataclass
+class Outcome:
+    benchmarks: list[Stepped]
+    errors: dict[str, list[StepError]]  # side -> errors
+    exit_codes: dict[str, int]
+
+
+def measure(workers: dict[str, Worker], plan: Plan, flip: bool, timeout: float) -> Outcome:
+    """One round: both workers walk their benchmarks together (a merge on the sorted names); a
+    benchmark on one side only is measured alone. `flip` starts the ABBA order with head."""
+    deadline = time.monotonic() + timeout
+    for w in workers.values():
+        w.deadline = deadline
+    errors: dict[str, list[StepError]] = {"base": [], "head": []}
+    out: list[Stepped] = []
+    try:
+        cur = {side: w.next_ready(errors[side]) for side, w in workers.items()}
+        while cur["base"] or cur["head"]:
+            b, h = cur["base"], cur["head"]
+            if b and h and b.name == h.name:
+                sides = ["base", "head"]
+            elif h is None or (b is not None and b.name < h.name):
+                sides = ["base"]
+            else:
+                sides = ["head"]
+            stepped = _pairs({s: workers[s] for s in sides}, {s: cur[s] for s in sides}, plan, flip)
+            if isinstance(stepped, StepError):
+                for s in sides:
+                    errors[s].append(stepped)
+            else:
+                out.append(stepped)
+            for s in sides:
+                workers[s].send("next")
+                cur[s] = workers[s].next_ready(errors[s])
+    except BaseException:
+        for w in workers.values():
+            w.stop()
+        raise
+    codes = {side: w.finish() for side, w in workers.items()}
+    return Outcome(out, errors, codes)
+
+
+def _pairs(
+    workers: dict[str, Worker], ready: dict[str, Ready], plan: Plan, flip: bool
+) -> Stepped | StepError:
+    first = next(iter(ready.values()))
+    if len({(r.unit, r.elements) for r in ready.values()}) > 1:
+        # Different work per call: the two sides no longer measure the same thing.
+        sides = "; ".join(f"{s}: {r.elements:g} {r.unit}" for s, r in ready.items())
+        return StepError(first.name, f"the sides do different work per call ({sides})")
+    # Calls per step: the slower side's single call sets it, the same n on both sides.
+    single = 0.0
+    for w in workers.values():
+        t = w.run(1)
+        if isinstance(t, str):
+            return StepError(first.name, t)
+        single = max(single, t * 1e-9)
+    n = max(1, round(plan.step / single)) if single > 0 else 1
+    stepped = Stepped(first.name, first.unit)
+    sides = list(workers)
+    started = time.monotonic()
+    for p in range(plan.pairs):
+        if p >= plan.min_pairs and time.monotonic() - started > plan.seconds:
+            break
+        order = sides if (p % 4 in (0, 3)) != flip else sides[::-1]
+        for side in order:
+            t = workers[side].run(n)
+            if isinstance(t, str):
+                return StepError(first.name, t)
+            stepped.samples[side].append(first.elements * n / (t * 1e-9))
+    if len(sides) == 1:
+        stepped.samples = {side: stepped.samples[side] for side in sides}
+    return stepped
+
+
+def paired_values(base: list[float], head: list[float]) -> tuple[float, float]:
+    """A round's two values from aligned pairs: base's median, and head's as base's median
+    times the median pair ratio, so that head/base is the pairs' own median ratio (which
+    cancels what both sides of a pair saw alike; the two medians alone would not)."""
+    base_value = statistics.median(base)
+    ratio = statistics.median(math.log(h / x) for x, h in zip(base, head, strict=True))
+    return base_value, base_value * math.exp(ratio)
