@@ -158,6 +158,7 @@ sub main {
     my @selected = @filters ? grep { my $n = $_->{name}; grep { $n =~ $_ } @filters } @all : @all;
     if ($o->{list}) { print "$_->{name}\n" for @selected; return 0 }
     return count(@selected) if ($ENV{BENCH_COUNT} // '') ne '';
+    return step(@selected) if ($ENV{BENCH_STEP} // '') ne '';
     if (!@selected) {
         print STDERR "bench: no benchmark matches the filter (" . join(', ', @{ $o->{filter} })
             . "); see --list\n";
@@ -194,6 +195,46 @@ sub count {
     }
     close $log or do { print STDERR "bench: cannot write $labels: $!\n"; return 2 };
     return 0;
+}
+
+# Step mode (BENCH_STEP="<in>,<out>", set by the gate's lockstep runner): no timing of its own.
+# Each throughput benchmark, in sorted name order, is warmed up, offered as
+# "ready NAME\tUNIT\tELEMENTS" on <out>, and timed in the steps the runner asks for on <in>
+# ("run N" -> "ns T"; "next" moves on), while the other side's process takes turns on the same
+# CPU (tracker/src/benchtrack/gate/lockstep.py has the protocol).
+sub step {
+    my (@selected) = @_;
+    my ($fd_in, $fd_out) = ($ENV{BENCH_STEP} =~ /\A(\d+),(\d+)\z/) or do {
+        print STDERR "bench: BENCH_STEP must be two file descriptors, '<in>,<out>'\n";
+        return 2;
+    };
+    open my $in,  '<&=', $fd_in  or do { print STDERR "bench: BENCH_STEP fd $fd_in: $!\n";  return 2 };
+    open my $out, '>&=', $fd_out or do { print STDERR "bench: BENCH_STEP fd $fd_out: $!\n"; return 2 };
+    $out->autoflush(1);
+    my $status = 0;
+    for my $bench (sort { $a->{name} cmp $b->{name} } grep { $_->{kind} eq 'throughput' } @selected) {
+        my $batch = eval { my $run = $bench->{setup}->(); $run->(); $run };
+        if (!$batch) {
+            (my $why = $@ || 'failed') =~ s/\s+/ /g;
+            print {$out} "error $bench->{name}\t$why\n";
+            $status = 3;
+            next;
+        }
+        print {$out} "ready $bench->{name}\ttasks/s\t$bench->{tasks}\n";
+        while (my $line = <$in>) {
+            last if $line =~ /\Anext\b/;
+            my ($n) = $line =~ /\Arun (\d+)\s*\z/ or do {
+                print STDERR "bench: step mode: expected 'run N' or 'next', got '$line'\n";
+                return 2;
+            };
+            my $t0 = Time::HiRes::clock_gettime(Time::HiRes::CLOCK_MONOTONIC());
+            my $ok = eval { $batch->() for 1 .. $n; 1 };
+            my $ns = (Time::HiRes::clock_gettime(Time::HiRes::CLOCK_MONOTONIC()) - $t0) * 1e9;
+            if ($ok) { printf {$out} "ns %.0f\n", $ns }
+            else { (my $why = $@) =~ s/\s+/ /g; print {$out} "error $why\n"; $status = 3 }
+        }
+    }
+    return $status;
 }
 
 sub run {
