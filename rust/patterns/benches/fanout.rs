@@ -76,8 +76,5 @@ fn bench(c: &mut Criterion, setup: &common::Setup) {
 
 fn main() {
     let setup = common::Setup::from_env();
-    setup.write_meta("fanout", "items/s");
-    let mut c = setup.criterion();
-    bench(&mut c, &setup);
-    c.final_summary();
+    setup.run("fanout", "items/s", |c| bench(c, &setup));
 }

@@ -60,8 +60,5 @@ fn bench(c: &mut Criterion, setup: &common::Setup) {
 
 fn main() {
     let setup = common::Setup::from_env();
-    setup.write_meta("tasks", "tasks/s");
-    let mut c = setup.criterion();
-    bench(&mut c, &setup);
-    c.final_summary();
+    setup.run("tasks", "tasks/s", |c| bench(c, &setup));
 }

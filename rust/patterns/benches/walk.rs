@@ -65,11 +65,8 @@ fn bench(c: &mut Criterion, setup: &common::Setup, tree: &Tree) {
 
 fn main() {
     let setup = common::Setup::from_env();
-    setup.write_meta("walk", "directories/s");
-    let mut c = setup.criterion();
     // Created once per process; removed when `tree` drops.
     let tree = Tree::create(SPEC).expect("create the walk tree");
-    bench(&mut c, &setup, &tree);
+    setup.run("walk", "directories/s", |c| bench(c, &setup, &tree));
     drop(tree);
-    c.final_summary();
 }

@@ -7,14 +7,23 @@
 //! Instruction counts do not move with a shared runner's load or its CPUs'
 //! speed, where wall time spreads tens of % (tracker/GATE.md): the gate and
 //! the history use them for the CPU-bound benchmarks. The bench files keep
-//! criterion's shape (`group.bench_function(id, |b| b.iter(..))`) on both.
+//! criterion's shape (`group.bench_function(id, |b| b.iter(..))`) on all.
+//!
+//! A third way, step mode (`BENCH_STEP=<in>,<out>`), serves the gate's
+//! lockstep runner: each benchmark, warmed up, is offered on `<out>` and timed
+//! in the steps the runner asks for on `<in>`, while the other side's process
+//! takes turns on the same CPU (tracker/src/benchtrack/gate/lockstep.py).
 
 // Each bench binary compiles this module and uses a part of it.
 #![allow(dead_code)]
 
+use std::cell::RefCell;
+use std::fs::File;
 use std::future::Future;
 use std::hint::black_box;
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
@@ -67,7 +76,52 @@ impl Counting {
     }
 }
 
-/// A benchmark group: criterion's, or a counted one.
+/// Step mode's state: the channel to the lockstep runner, and which
+/// benchmark the current pass serves (none: the pass only lists the names).
+pub struct Stepping {
+    pub filter: Option<regex::Regex>,
+    commands: RefCell<BufReader<File>>,
+    replies: RefCell<File>,
+    unit: RefCell<String>,
+    only: RefCell<Option<String>>,
+    names: RefCell<Vec<String>>,
+}
+
+impl Stepping {
+    pub fn new(commands: File, replies: File, filter: Option<regex::Regex>) -> Stepping {
+        Stepping {
+            filter,
+            commands: RefCell::new(BufReader::new(commands)),
+            replies: RefCell::new(replies),
+            unit: RefCell::new(String::new()),
+            only: RefCell::new(None),
+            names: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Runs `pass` (which registers the binary's benchmarks) once to list
+    /// the names, then once per name in sorted order, serving that one: the
+    /// runner pairs two processes' benchmarks by merging sorted names.
+    pub fn serve(&self, unit: &str, mut pass: impl FnMut()) {
+        *self.unit.borrow_mut() = unit.to_owned();
+        pass();
+        let mut names = self.names.take();
+        names.sort();
+        names.dedup();
+        for name in names {
+            *self.only.borrow_mut() = Some(name);
+            pass();
+        }
+    }
+
+    fn reply(&self, line: &str) {
+        let mut out = self.replies.borrow_mut();
+        writeln!(out, "{line}").expect("write to the lockstep runner");
+        out.flush().expect("write to the lockstep runner");
+    }
+}
+
+/// A benchmark group: criterion's, a counted or a stepped one.
 pub struct Group<'c> {
     name: String,
     elements: u64,
@@ -77,6 +131,7 @@ pub struct Group<'c> {
 enum Inner<'c> {
     Timed(BenchmarkGroup<'c, WallTime>),
     Counted(&'c Counting),
+    Stepped(&'c Stepping),
 }
 
 impl<'c> Group<'c> {
@@ -95,6 +150,22 @@ impl<'c> Group<'c> {
             name: name.to_owned(),
             elements: 1,
             inner: Inner::Counted(counting),
+        }
+    }
+
+    pub fn stepped(stepping: &'c Stepping, name: &str) -> Group<'c> {
+        Group {
+            name: name.to_owned(),
+            elements: 1,
+            inner: Inner::Stepped(stepping),
+        }
+    }
+
+    /// `rust/<group>/<function>[/<param>]`, as the tracker names it.
+    fn full_name(&self, id: Id) -> String {
+        match id.param {
+            Some(p) => format!("rust/{}/{}/{}", self.name, id.function, p),
+            None => format!("rust/{}/{}", self.name, id.function),
         }
     }
 
@@ -118,10 +189,8 @@ impl<'c> Group<'c> {
                 };
             }
             Inner::Counted(counting) => {
-                let name = match id.param {
-                    Some(p) => format!("rust/{}/{}/{}", self.name, id.function, p),
-                    None => format!("rust/{}/{}", self.name, id.function),
-                };
+                let counting = *counting;
+                let name = self.full_name(id);
                 if counting
                     .filter
                     .as_ref()
@@ -135,6 +204,30 @@ impl<'c> Group<'c> {
                     elements: self.elements,
                 };
                 f(&mut Bencher::Counted(&mut counter));
+            }
+            Inner::Stepped(stepping) => {
+                let stepping = *stepping;
+                let name = self.full_name(id);
+                if stepping
+                    .filter
+                    .as_ref()
+                    .is_some_and(|re| !re.is_match(&name[5..]))
+                {
+                    return;
+                }
+                let serving = stepping.only.borrow().clone();
+                match serving {
+                    None => stepping.names.borrow_mut().push(name),
+                    Some(only) if only == name => {
+                        let mut stepper = Stepper {
+                            stepping,
+                            name,
+                            elements: self.elements,
+                        };
+                        f(&mut Bencher::Stepped(&mut stepper));
+                    }
+                    Some(_) => {}
+                }
             }
         }
     }
@@ -150,6 +243,7 @@ impl<'c> Group<'c> {
 pub enum Bencher<'a, 'b> {
     Timed(&'a mut criterion::Bencher<'b>),
     Counted(&'a mut Counter<'b>),
+    Stepped(&'a mut Stepper<'b>),
 }
 
 impl<'a, 'b> Bencher<'a, 'b> {
@@ -157,6 +251,9 @@ impl<'a, 'b> Bencher<'a, 'b> {
         match self {
             Bencher::Timed(b) => b.iter(routine),
             Bencher::Counted(c) => c.count(|| {
+                black_box(routine());
+            }),
+            Bencher::Stepped(s) => s.serve(|| {
                 black_box(routine());
             }),
         }
@@ -180,6 +277,9 @@ impl AsyncBencher<'_, '_, '_> {
         match &mut self.bencher {
             Bencher::Timed(b) => b.to_async(rt).iter(routine),
             Bencher::Counted(c) => c.count(|| {
+                black_box(rt.block_on(routine()));
+            }),
+            Bencher::Stepped(s) => s.serve(|| {
                 black_box(rt.block_on(routine()));
             }),
         }
@@ -210,6 +310,65 @@ impl Counter<'_> {
     fn label(&self, label: &str) {
         append(&self.counting.labels, label);
     }
+}
+
+pub struct Stepper<'a> {
+    stepping: &'a Stepping,
+    name: String,
+    elements: u64,
+}
+
+impl Stepper<'_> {
+    /// One warm-up run, then `ready`, then the runner's steps until `next`.
+    /// A panic is the benchmark's error, reported to the runner; the process
+    /// goes on to the next benchmark.
+    fn serve(&mut self, mut run: impl FnMut()) {
+        let s = self.stepping;
+        if let Err(e) = catch_unwind(AssertUnwindSafe(&mut run)) {
+            s.reply(&format!("error {}\t{}", self.name, panic_text(&e)));
+            return;
+        }
+        let unit = s.unit.borrow().clone();
+        s.reply(&format!("ready {}\t{unit}\t{}", self.name, self.elements));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let read = s.commands.borrow_mut().read_line(&mut line);
+            if read.map_or(true, |n| n == 0) {
+                std::process::exit(3); // the runner went away
+            }
+            let command = line.trim();
+            if command == "next" {
+                return;
+            }
+            let Some(n) = command
+                .strip_prefix("run ")
+                .and_then(|n| n.parse::<u64>().ok())
+            else {
+                panic!("step mode: expected 'run N' or 'next', got {command:?}");
+            };
+            let t0 = Instant::now();
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                for _ in 0..n {
+                    run();
+                }
+            }));
+            let ns = t0.elapsed().as_nanos();
+            match outcome {
+                Ok(()) => s.reply(&format!("ns {ns}")),
+                Err(e) => s.reply(&format!("error {}", panic_text(&e))),
+            }
+        }
+    }
+}
+
+fn panic_text(e: &Box<dyn std::any::Any + Send>) -> String {
+    let text = e
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| e.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panicked".to_owned());
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// One line of the marker log: `start`/`sample` lines in marker order (the

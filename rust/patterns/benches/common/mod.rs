@@ -3,12 +3,13 @@
 
 mod group;
 
+use std::fs::File;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{Criterion, SamplingMode};
 #[allow(unused_imports)] // each bench binary uses a part
-pub use group::{Counting, Group, id};
+pub use group::{Counting, Group, Stepping, id};
 use patterns::env::{self, Profile};
 
 /// The settings one bench process runs with.
@@ -17,6 +18,8 @@ pub struct Setup {
     pub threads: usize,
     /// Count mode (`BENCH_COUNT=K`, under `benchtrack callgrind`): no timing.
     pub count: Option<Counting>,
+    /// Step mode (`BENCH_STEP=<in>,<out>`, the gate's lockstep runner).
+    pub step: Option<Stepping>,
 }
 
 impl Setup {
@@ -34,10 +37,12 @@ impl Setup {
                 var("BENCH_COUNT_LABELS"),
                 var("BENCH_FILTER"),
             )?;
+            let step = stepping(var("BENCH_STEP"), var("BENCH_FILTER"))?;
             Ok(Setup {
                 profile,
                 threads,
                 count,
+                step,
             })
         });
         parsed.unwrap_or_else(|message| {
@@ -46,11 +51,26 @@ impl Setup {
         })
     }
 
-    /// The group `name`: criterion's timed one, or a counted one in count mode.
+    /// The group `name`: criterion's timed one, or a counted or stepped one.
     pub fn group<'c>(&'c self, c: &'c mut Criterion, name: &str) -> Group<'c> {
-        match &self.count {
-            Some(counting) => Group::counted(counting, name),
-            None => Group::timed(c, name, self.sampling()),
+        match (&self.count, &self.step) {
+            (Some(counting), _) => Group::counted(counting, name),
+            (None, Some(stepping)) => Group::stepped(stepping, name),
+            (None, None) => Group::timed(c, name, self.sampling()),
+        }
+    }
+
+    /// A bench binary's main: `bench` registers the group's benchmarks; it
+    /// runs once (timed or counted), or in step mode once per benchmark.
+    pub fn run(&self, group: &str, unit: &str, mut bench: impl FnMut(&mut Criterion)) {
+        self.write_meta(group, unit);
+        let mut c = self.criterion();
+        match &self.step {
+            Some(stepping) if self.count.is_none() => stepping.serve(unit, || bench(&mut c)),
+            _ => {
+                bench(&mut c);
+                c.final_summary();
+            }
         }
     }
 
@@ -103,6 +123,36 @@ impl Setup {
     }
 }
 
+fn filter_regex(filter: Option<String>) -> Result<Option<regex::Regex>, String> {
+    match filter.filter(|v| !v.trim().is_empty()) {
+        Some(f) => regex::Regex::new(&f)
+            .map(Some)
+            .map_err(|e| format!("BENCH_FILTER={f:?}: not a regular expression: {e}")),
+        None => Ok(None),
+    }
+}
+
+fn stepping(step: Option<String>, filter: Option<String>) -> Result<Option<Stepping>, String> {
+    use std::os::fd::FromRawFd;
+    let Some(step) = step.filter(|v| !v.is_empty()) else {
+        return Ok(None);
+    };
+    let fds: Vec<i32> = step.split(',').filter_map(|x| x.parse().ok()).collect();
+    let [fd_in, fd_out] = fds[..] else {
+        return Err(format!(
+            "BENCH_STEP={step:?}: expected two file descriptors, '<in>,<out>'"
+        ));
+    };
+    // SAFETY: the lockstep runner passes these two descriptors open, for this
+    // process alone to read and write; nothing else in it owns them.
+    let (commands, replies) = unsafe { (File::from_raw_fd(fd_in), File::from_raw_fd(fd_out)) };
+    Ok(Some(Stepping::new(
+        commands,
+        replies,
+        filter_regex(filter)?,
+    )))
+}
+
 fn counting(
     iters: Option<String>,
     labels: Option<String>,
@@ -122,17 +172,10 @@ fn counting(
     let labels = labels.filter(|v| !v.is_empty()).ok_or(
         "BENCH_COUNT needs BENCH_COUNT_LABELS (the marker log benchtrack callgrind reads)",
     )?;
-    let filter = match filter.filter(|v| !v.trim().is_empty()) {
-        Some(f) => Some(
-            regex::Regex::new(&f)
-                .map_err(|e| format!("BENCH_FILTER={f:?}: not a regular expression: {e}"))?,
-        ),
-        None => None,
-    };
     Ok(Some(Counting {
         iters,
         labels: labels.into(),
-        filter,
+        filter: filter_regex(filter)?,
     }))
 }
 
