@@ -107,9 +107,10 @@ def load(path: Path, name_filter: str | None = None) -> AAData:
         for side in ("base", "head"):
             samp[side].append([[float(x) for x in s] for s in rounds[side]])
         if b.get("paired"):  # lockstep: the gate's values come from the aligned pairs
-            if any(len(x) != len(y) for x, y in zip(rounds["base"], rounds["head"], strict=True)):
+            sides = list(zip(rounds["base"], rounds["head"], strict=True))
+            if any(len(x) != len(y) for x, y in sides):
                 raise BadInput(path, f"benchmarks.{name}", "paired rounds of equal length")
-            pairs = [paired_values(x, y) for x, y in zip(rounds["base"], rounds["head"], strict=True)]
+            pairs = [paired_values(x, y) for x, y in sides]
             vals["base"].append([p[0] for p in pairs])
             vals["head"].append([p[1] for p in pairs])
         else:

@@ -56,6 +56,7 @@ class Stepped:
 class StepError:
     name: str
     message: str
+    side: str | None = None  # the side that failed; None: both (they disagree)
 
 
 class WorkerFailed(Exception):
@@ -167,7 +168,8 @@ class Worker:
         return WorkerFailed(self.side, message, self.tail())
 
     def tail(self) -> str:
-        self._logfile.flush()
+        if not self._logfile.closed:  # stop() and finish() close it
+            self._logfile.flush()
         lines = self.log.read_text(encoding="utf-8", errors="replace").splitlines()
         return "\n".join(lines[-TAIL_LINES:])
 
@@ -240,7 +242,8 @@ def measure(workers: dict[str, Worker], plan: Plan, flip: bool, timeout: float) 
             stepped = _pairs({s: workers[s] for s in sides}, {s: cur[s] for s in sides}, plan, flip)
             if isinstance(stepped, StepError):
                 for s in sides:
-                    errors[s].append(stepped)
+                    if stepped.side in (None, s):
+                        errors[s].append(stepped)
             else:
                 out.append(stepped)
             for s in sides:
@@ -264,10 +267,10 @@ def _pairs(
         return StepError(first.name, f"the sides do different work per call ({sides})")
     # Calls per step: the slower side's single call sets it, the same n on both sides.
     single = 0.0
-    for w in workers.values():
+    for side, w in workers.items():
         t = w.run(1)
         if isinstance(t, str):
-            return StepError(first.name, t)
+            return StepError(first.name, t, side)
         single = max(single, t * 1e-9)
     n = max(1, round(plan.step / single)) if single > 0 else 1
     stepped = Stepped(first.name, first.unit)
@@ -280,7 +283,7 @@ def _pairs(
         for side in order:
             t = workers[side].run(n)
             if isinstance(t, str):
-                return StepError(first.name, t)
+                return StepError(first.name, t, side)
             stepped.samples[side].append(first.elements * n / (t * 1e-9))
     if len(sides) == 1:
         stepped.samples = {side: stepped.samples[side] for side in sides}
