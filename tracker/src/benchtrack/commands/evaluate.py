@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         prs=args.prs,
         seed=args.seed,
     )
+    result.notes = [cfg.note_for(config.split_key(n)[0]) for n in result.data.names]
     md = ev.markdown(result)
     if args.markdown:
         atomic_write(args.markdown, md)

@@ -14,6 +14,9 @@
     [gate.gating]             # which series gates a benchmark measured as both (longest wins)
     "rust/streams/*" = "instructions"   # default: "time"
 
+    [gate.notes]              # why a benchmark is hard to resolve, for the reports
+    "python/cpu/process_pool_gather" = "bound by process start-up"
+
     [suites.python]
     command = "cargo make bench-python-raw"   # produces raw output in a checkout (bash -c)
     build = "uv sync --frozen"                 # optional, once per side before the rounds
@@ -98,6 +101,12 @@ class GateConfig:
     thresholds: dict[str, float] = field(default_factory=dict)
     suites: dict[str, Suite] = field(default_factory=dict)
     gating: dict[str, str] = field(default_factory=dict)  # glob -> series
+    notes: dict[str, str] = field(default_factory=dict)  # glob -> why it is hard to resolve
+
+    def note_for(self, name: str) -> str:
+        """What `[gate.notes]` says about a benchmark (longest matching glob), or ""."""
+        hits = [p for p in self.notes if fnmatch.fnmatchcase(name, p)]
+        return self.notes[max(hits, key=len)] if hits else ""
 
     def gates(self, key: str, measured: set[str]) -> bool:
         """Whether series `key` decides its benchmark's verdict. A benchmark measured as one
@@ -146,7 +155,8 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
     v.known(
         gate,
         "gate",
-        {"threshold", "alpha", "rounds", "looks", "minutes", "suites", "thresholds", "gating"},
+        {"threshold", "alpha", "rounds", "looks", "minutes", "suites", "thresholds", "gating"}
+        | {"notes"},
     )
     threshold = v.fraction(gate.get("threshold", 0.05), "gate.threshold")
     alpha = v.number(gate.get("alpha", 0.01), "gate.alpha", 1e-9, 0.5)
@@ -165,6 +175,11 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         if x not in SERIES:
             raise BadInput(source, f"gate.gating.{k!r}", f"one of {', '.join(SERIES)}", x)
         gating[str(k)] = x
+    notes = {}
+    for k, x in v.table(gate.get("notes", {}), "gate.notes").items():
+        if not isinstance(x, str) or not x.strip():
+            raise BadInput(source, f"gate.notes.{k!r}", "a non-empty string", x)
+        notes[str(k)] = x.strip()
     suites = {}
     for name, raw in v.table(data.get("suites", {}), "suites").items():
         where = f"suites.{name}"
@@ -204,7 +219,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         raise BadInput(source, "suites", "at least one [suites.<name>] table")
     default = tuple(str(x) for x in v.array(gate.get("suites", []), "gate.suites"))
     cfg = GateConfig(
-        source, threshold, alpha, rounds, looks, minutes, default, thresholds, suites, gating
+        source, threshold, alpha, rounds, looks, minutes, default, thresholds, suites, gating, notes
     )
     cfg.select(None)  # validates gate.suites against the tables
     return cfg

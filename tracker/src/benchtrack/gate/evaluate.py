@@ -56,6 +56,7 @@ class Evaluation:
     methods: list[Method] = field(default_factory=list)
     rounds_per_part: list[int] = field(default_factory=list)
     matched: list[Method] = field(default_factory=list)  # the gate at the action rule's rates
+    notes: list[str] = field(default_factory=list)  # per benchmark: `[gate.notes]`, or ""
 
     @property
     def gate(self) -> Method:
@@ -296,6 +297,12 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
             f"{ev.gate.detect[0.10][i] * 100:.0f}% | {ev.gate.detect[0.20][i] * 100:.0f}% | "
             f"{action110.detect[0.10][i] * 100:.0f}% |"
         )
+    if ok is not None and (ok < 0.95).any():
+        lines += ["", "### Below 95% at −10%: why, and what they measure", ""]
+        for i, name in enumerate(d.names):
+            if ok[i] < 0.95:
+                why = ev.notes[i] if ev.notes and ev.notes[i] else "no note in [gate.notes]"
+                lines.append(f"- `{name}` ({ok[i] * 100:.0f}%): {why}")
     return "\n".join(lines) + "\n"
 
 
@@ -323,6 +330,7 @@ def to_dict(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> dict:
                 "max_spread_for_10pct": float(ev.max_spread()[i]),
                 "threshold": float(ev.thresholds[i]),
                 "gate_detect": {f"{x:g}": float(ev.gate.detect[x][i]) for x in losses},
+                **({"note": ev.notes[i]} if ev.notes and ev.notes[i] else {}),
             }
             for i, name in enumerate(ev.data.names)
         ],
