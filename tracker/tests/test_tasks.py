@@ -147,6 +147,7 @@ def test_every_task_taking_arguments_drops_a_leading_double_dash_one_way() -> No
         ("evaluate", ["--help"], "usage: benchtrack evaluate"),
         ("bench-local", ["--help"], "usage: benchtrack bench-local"),
         ("gate", ["--help"], "usage: benchtrack gate"),
+        ("gate-selftest", ["--help"], "usage: benchtrack gate-selftest"),
         ("record-aa", ["--help"], "usage: benchtrack record-aa"),
         ("site", ["--help"], "usage: benchtrack site"),
         ("bench-tracker", ["--help"], "--commits"),

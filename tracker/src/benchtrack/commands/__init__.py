@@ -26,6 +26,7 @@ COMMANDS: list[str] = [
     "matrix",
     "detect",
     "gate",
+    "gate_selftest",
     "evaluate",
     "record",
     "gate_comment",

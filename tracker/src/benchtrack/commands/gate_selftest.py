@@ -1,0 +1,110 @@
+"""`benchtrack gate-selftest`: build a branch of HEAD with known slowdowns in every suite, run the
+real gate on it against HEAD, and check every loss of 10% or more is flagged and nothing else."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+from rich.console import Console
+
+from benchtrack.errors import BadInput, BenchmarkFailed
+from benchtrack.fsutil import atomic_write
+from benchtrack.gate import worktree
+from benchtrack.report import terminal
+from benchtrack.selftest import branch, check, report
+from benchtrack.selftest.patches import PATCHES, slows
+
+NAME = "gate-selftest"
+HELP = (
+    "Self-test the gate: HEAD against a branch of it with real slowdowns in every suite; exit 1 "
+    "unless every loss of 10 percent or more is flagged, and nothing else"
+)
+PASS_THROUGH = ("rounds", "minutes", "suite", "filter", "cpus")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dry-run", action="store_true", help="build the branch and list the patches")
+    p.add_argument("--rounds", type=int, help="passed to the gate")
+    p.add_argument("--minutes", type=float, help="passed to the gate")
+    p.add_argument("--suite", action="append", help="passed to the gate (repeatable)")
+    p.add_argument("--filter", help="passed to the gate")
+    p.add_argument("--cpus", help="passed to the gate")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="selftest.json, selftest.md, gate.json (default target/gate/selftest)",
+    )
+    p.add_argument("--summary", type=Path, help="also append the Markdown to this file")
+    p.add_argument("--keep-clone", action="store_true", help="keep the patched clone afterwards")
+
+
+def gate_args(args: argparse.Namespace) -> list[str]:
+    out: list[str] = []
+    for name in PASS_THROUGH:
+        value = getattr(args, name)
+        for v in value if isinstance(value, list) else [] if value is None else [value]:
+            out += [f"--{name}", str(v)]
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(stderr=True)
+    say = lambda msg: console.print(f"[dim]gate-selftest:[/] {msg}", highlight=False)  # noqa: E731
+    root = worktree.repo_root(Path.cwd())
+    home = root / "target" / "gate" / "selftest"
+    out = (args.out or home).resolve()
+    clone = home / "repo"  # fixed: the gate's build caches are keyed by the checkout's path
+    dirty = worktree.dirty_paths(root)
+    if dirty:
+        say(
+            f"[yellow]warning:[/] uncommitted changes are not in the branch: {', '.join(dirty[:5])}"
+        )
+    made = branch.prepare(root, clone)
+    say(f"branch {branch.BRANCH} in {clone}: {made.base[:10]} + slowdowns = {made.head[:10]}")
+    report.patch_table(PATCHES, terminal.console())
+    if args.dry_run:
+        say(f"dry run: the gate was not run; inspect with git -C {clone} show {made.head[:10]}")
+        return 0
+    try:
+        branch.share(clone, "cache", home / "cache")
+        branch.share(clone, "logs", home / "logs")
+        gate_json = out / "gate.json"
+        for stale in ("gate.json", "gate.md", "selftest.json", "selftest.md"):
+            (out / stale).unlink(missing_ok=True)  # an earlier run's must not pass for this one's
+        cmd = [sys.executable, "-m", "benchtrack", "gate", "--base", made.base]
+        cmd += ["--head", made.head, "--out", str(out), *gate_args(args)]
+        say(f"running the gate in the clone: {' '.join(cmd[2:])}")
+        gate_exit = subprocess.run(cmd, cwd=clone, stdin=subprocess.DEVNULL, check=False).returncode
+    finally:
+        if not args.keep_clone:
+            branch.discard(clone)
+    if gate_exit == 2:  # its one-line message is above
+        raise BadInput("gate-selftest", None, "flags the gate accepts", " ".join(gate_args(args)))
+    if gate_exit not in (0, 1, 3):
+        what = f"a result (exit {gate_exit}; its logs: {home / 'logs'})"
+        raise BenchmarkFailed(f"gate-selftest: the gate did not produce {what}")
+    try:
+        outcome = check.load(gate_json, made.base, made.head)
+    except BadInput as e:
+        raise BenchmarkFailed(f"gate-selftest: the gate ran but its result is unusable: {e}") from e
+    result = check.judge(
+        outcome,
+        slows(PATCHES),
+        restricted=bool(args.suite or args.filter),
+        gate_exit=gate_exit,
+        base=made.base,
+        head=made.head,
+    )
+    md = report.markdown(result)
+    atomic_write(out / "selftest.json", orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2))
+    atomic_write(out / "selftest.md", md)
+    if args.summary:
+        with args.summary.open("a", encoding="utf-8") as f:
+            f.write(md)
+    report.terminal(result, terminal.console())
+    say(f"wrote {out / 'selftest.json'} and {out / 'selftest.md'}; gate logs in {home / 'logs'}")
+    return result.exit_code

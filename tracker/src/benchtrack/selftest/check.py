@@ -1,0 +1,140 @@
+"""Judge the gate's verdicts on the self-test branch against the slowdowns it was given.
+
+Only the series that gates a benchmark counts (the `(info)` ones cannot fail a PR). Each slowed
+benchmark must be "regressed" if its designed loss is at least REQUIRED; below that its verdict is
+shown, not judged. Every other benchmark must not be "regressed".
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchtrack import gate_comment
+from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, EXIT_REGRESSION, BadInput
+from benchtrack.gate.config import split_key
+from benchtrack.gate.outcome import Outcome, Row
+from benchtrack.selftest.patches import Slow
+from benchtrack.stats import REGRESSED
+
+SCHEMA = "benchtrack.gate-selftest/1"
+REQUIRED = 0.10  # the loss the gate must catch (the issue's bar); smaller ones are reported
+
+
+@dataclass(frozen=True)
+class Line:
+    benchmark: str  # the gate's series key, or the glob that matched nothing
+    loss: float | None  # designed throughput loss; None: not slowed
+    change: float  # measured throughput change (head/base - 1 in throughput terms); nan: none
+    lo: float
+    hi: float
+    verdict: str | None  # None: not measured
+    ok: bool
+    note: str = ""
+
+    @property
+    def required(self) -> bool:
+        return self.loss is not None and self.loss >= REQUIRED - 1e-9
+
+
+@dataclass
+class Report:
+    base: str
+    head: str
+    lines: list[Line]  # the slowed benchmarks, then any unslowed one that failed
+    unslowed: int  # gating series not slowed (each must not be regressed)
+    gate_exit: int
+    broken: list[str] = field(default_factory=list)  # suites or benchmarks that failed to run
+
+    @property
+    def passed(self) -> bool:
+        return all(line.ok for line in self.lines) and any(
+            line.loss is not None and line.verdict is not None for line in self.lines
+        )
+
+    @property
+    def exit_code(self) -> int:
+        if self.broken:
+            return EXIT_BENCHMARK_FAILED
+        return EXIT_OK if self.passed else EXIT_REGRESSION
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "base": self.base,
+            "head": self.head,
+            "required_loss": REQUIRED,
+            "gate_exit": self.gate_exit,
+            "exit_code": self.exit_code,
+            "passed": self.passed,
+            "unslowed": self.unslowed,
+            "broken": self.broken,
+            "lines": [
+                {k: (None if isinstance(x, float) and math.isnan(x) else x) for k, x in d.items()}
+                | {"required": line.required}
+                for line, d in ((line, asdict(line)) for line in self.lines)
+            ],
+        }
+
+
+def throughput(change: float, direction: str) -> float:
+    """A row's change as a throughput change: instructions per element are smaller-is-better,
+    so +11.1% of them is -10% of throughput."""
+    if direction != "smaller" or math.isnan(change):
+        return change
+    return 1 / (1 + change) - 1 if change > -1 else math.inf
+
+
+def load(path: Path, base: str, head: str) -> Outcome:
+    """The gate's gate.json, read by the same checks as a PR's artifact, and of this run."""
+    if not path.is_file():
+        raise BadInput(path, None, "the gate's gate.json (the gate wrote none)")
+    outcome = gate_comment.load(path)
+    for side, sha in (("base", base), ("head", head)):
+        got = outcome.meta[side]["sha"]
+        if got != sha:
+            raise BadInput(path, f"{side}.sha", f"{sha} (this self-test's {side})", got)
+    return outcome
+
+
+def judge(
+    outcome: Outcome, slows: list[Slow], *, restricted: bool, gate_exit: int, base: str, head: str
+) -> Report:
+    """Check every gating row against the slowdowns. `restricted` (--suite/--filter): a slowed
+    benchmark the gate did not measure is noted, not failed."""
+    lines: list[Line] = []
+    unslowed = 0
+    matched: set[str] = set()
+    for row in (r for r in outcome.rows if r.gates):
+        name = split_key(row.name)[0]
+        slow = next((s for s in slows if fnmatch.fnmatchcase(name, s.glob)), None)
+        if slow is None:
+            unslowed += 1
+            if row.verdict == REGRESSED:
+                lines.append(_line(row, None, ok=False, note="not slowed, yet regressed"))
+            continue
+        matched.add(slow.glob)
+        line = _line(row, slow.loss, ok=True)
+        if line.required and row.verdict != REGRESSED:
+            line = _line(row, slow.loss, ok=False, note=f"a loss ≥ {REQUIRED:.0%} not flagged")
+        lines.append(line)
+    for s in slows:
+        if s.glob not in matched:
+            note = "not measured" + (" (--suite/--filter)" if restricted else ": renamed?")
+            nan = math.nan
+            lines.append(Line(s.glob, s.loss, nan, nan, nan, None, ok=restricted, note=note))
+    broken = [f"{f.suite} failed to {f.what} on the {f.side} side" for f in outcome.suite_failures]
+    broken += [f"{n} failed on {side}" for side, errs in outcome.failed.items() for n in errs]
+    if gate_exit == EXIT_BENCHMARK_FAILED and not broken:
+        broken.append("the gate exited 3")
+    lines.sort(key=lambda line: (line.loss is None, -(line.loss or 0), line.benchmark))
+    return Report(base, head, lines, unslowed, gate_exit, broken)
+
+
+def _line(row: Row, loss: float | None, *, ok: bool, note: str = "") -> Line:
+    ends = sorted((throughput(row.lo, row.direction), throughput(row.hi, row.direction)))
+    change = throughput(row.change, row.direction)
+    return Line(row.name, loss, change, ends[0], ends[1], row.verdict, ok, note)

@@ -1,0 +1,322 @@
+"""The self-test's slowdowns: real code changes, each making chosen benchmarks do more work than
+the elements they declare, so their throughput drops by a known fraction.
+
+A loss d is 1/k more work per declared element, k = 1/d - 1 (19, 9, 4 for 5%, 10%, 20%): the
+patch texts write k as the token `@D<percent>@`, replaced from the loss their `slows` declare, so
+the table and the code cannot disagree. Where the work comes in whole units (tasks, waves) the
+extra is rounded up: the loss is *at least* d. How exact each kind is:
+- counted (instructions per element): more items, additions or tasks per call; a call's fixed
+  cost is not scaled, small beside the loops' work, least so in the Coro batches of 100 tasks;
+- sleeps under `time.sleep`/`thread::sleep` (nanosleep: not rounded to whole ms): each sleep 1/k
+  longer; the threads' start-up and the channels are not stretched, so the loss is a little
+  under d;
+- sleeps on an event loop's timer are rounded up to whole ms (libev's epoll backend for Coro,
+  `selectors.EpollSelector` for asyncio): measured here, a 1.1 ms Coro sleep took as long as a
+  2 ms one, so Coro sleep bodies get whole extra waves of sleeps instead; asyncio sleeps stretch
+  to whole ms (a quarter more of 20 ms is exact, 1/19 more becomes 2 ms more).
+
+A patch whose `old` text is not found exactly once in the checkout is an error (exit 2) naming
+the file and the text: a change to the benchmarks shows here rather than as a self-test of
+nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchtrack.errors import BadInput
+
+LOSSES = (0.05, 0.10, 0.20)
+TOKEN_RE = re.compile(r"@D(\d+)@")
+
+
+@dataclass(frozen=True)
+class Slow:
+    glob: str  # benchmark names as the gate reports them (fnmatch)
+    loss: float  # designed throughput loss: at least this fraction
+
+
+@dataclass(frozen=True)
+class Patch:
+    path: str  # relative to the repository root
+    hunks: tuple[tuple[str, str], ...]  # (old, new): `old` must occur exactly once
+    slows: tuple[Slow, ...]
+
+    def tokens(self) -> set[int]:
+        """The losses (in %) the patch's new texts refer to."""
+        return {int(t) for _, new in self.hunks for t in TOKEN_RE.findall(new)}
+
+
+def divisor(loss: float) -> int:
+    """k for a loss d: 1/k more work per element loses exactly d of the throughput."""
+    k = 1 / loss - 1
+    if loss not in LOSSES or abs(k - round(k)) > 1e-9:
+        raise ValueError(f"a loss of {loss} is not one of {LOSSES}")
+    return round(k)
+
+
+def render(text: str) -> str:
+    """`@D10@` -> 9: the divisor for that loss."""
+    return TOKEN_RE.sub(lambda m: str(divisor(int(m.group(1)) / 100)), text)
+
+
+def apply(patch: Patch, root: Path) -> None:
+    """Apply `patch` to the checkout at `root`, or BadInput naming the file and the text."""
+    path = root / patch.path
+    try:
+        text = path.read_bytes().decode("utf-8")  # bytes: line endings kept as they are
+    except FileNotFoundError:
+        raise BadInput(patch.path, None, "a file the gate-selftest patches (not found)") from None
+    for old, new in patch.hunks:
+        found = text.count(old)
+        if found != 1:
+            first = next(line for line in old.splitlines() if line.strip()).strip()
+            raise BadInput(
+                patch.path, None, f"the patch's text exactly once (found {found} times)", first
+            )
+        text = text.replace(old, render(new))
+    path.write_bytes(text.encode("utf-8"))
+
+
+def slows(patches: tuple[Patch, ...]) -> list[Slow]:
+    return [s for p in patches for s in p.slows]
+
+
+# The patch texts, at their files' own indentation; a `gate-selftest:` comment marks each change.
+STREAMS = (
+    (
+        """\
+        b.iter(|| assert_eq!(streams::iterator(N), SUM))
+""",
+        """\
+        // gate-selftest: ceil(N / @D10@) more items than the N declared (-10%)
+        let n = N + N.div_ceil(@D10@);
+        b.iter(|| assert_eq!(streams::iterator(n), n * (n + 1) / 2))
+""",
+    ),
+    (
+        """\
+        b.iter(|| assert_eq!(streams::generator_standin(N), SUM))
+""",
+        """\
+        // gate-selftest: ceil(N / @D5@) more items than the N declared (-5%)
+        let n = N + N.div_ceil(@D5@);
+        b.iter(|| assert_eq!(streams::generator_standin(n), n * (n + 1) / 2))
+""",
+    ),
+    (
+        """\
+    async_variant!("async_next", streams::async_next);
+""",
+        """\
+    // gate-selftest: ceil(N / @D20@) more items than the N declared (-20%)
+    let m = N + N.div_ceil(@D20@);
+    group.bench_function("async_next", |b| {
+        b.to_async(&rt)
+            .iter(|| async { assert_eq!(streams::async_next(m).await, m * (m + 1) / 2) })
+    });
+""",
+    ),
+)
+
+FANOUT = (
+    (
+        """\
+        let work = sleep_work(SLEEP, slow.unwrap_or(SLEEP), |i| i % 2 == 0);
+""",
+        """\
+        // gate-selftest: every sleep 1/k longer, k = @D10@ in the mixed workload (-10%) and
+        // @D5@ in the uniform one (-5%)
+        let k: u32 = if slow.is_some() { @D10@ } else { @D5@ };
+        let stretch = |d: Duration| d + d / k;
+        let work = sleep_work(stretch(SLEEP), stretch(slow.unwrap_or(SLEEP)), |i| i % 2 == 0);
+""",
+    ),
+)
+
+TASKS = (
+    (
+        """\
+            .iter(|| async { check(N_ONE_BY_ONE, tasks::one_by_one(N_ONE_BY_ONE, work).await) })
+""",
+        """\
+            // gate-selftest: ceil(n / @D20@) more tasks than the n declared (-20%)
+            .iter(|| async {
+                let n = N_ONE_BY_ONE + N_ONE_BY_ONE.div_ceil(@D20@);
+                check(n, tasks::one_by_one(n, work).await)
+            })
+""",
+    ),
+)
+
+CPU = (
+    (
+        '''\
+    """The same loop in a coroutine: it never awaits, so it never lets another task run."""
+    v = 0
+    for i in range(n + 1):
+        v += i
+    return v
+''',
+        '''\
+    """The same loop in a coroutine: it never awaits, so it never lets another task run."""
+    # gate-selftest: ceil((n + 1) / @D10@) more additions than declared (-10%)
+    e = -(-(n + 1) // @D10@)
+    v = 0
+    for i in range(n + 1 + e):
+        v += i
+    return v - e * (2 * n + e + 1) // 2
+''',
+    ),
+    (
+        """\
+    return [sigma(n) for n in nums]
+""",
+        """\
+    # gate-selftest: ceil((n + 1) / @D20@) more additions than declared (-20%)
+    extra = [-(-(n + 1) // @D20@) for n in nums]
+    return [sigma(n + e) - e * (2 * n + e + 1) // 2 for n, e in zip(nums, extra)]
+""",
+    ),
+    (
+        """\
+    return list(await asyncio.gather(*(asyncio.to_thread(sigma, n) for n in nums)))
+""",
+        """\
+    # gate-selftest: ceil((n + 1) / @D5@) more additions than declared (-5%)
+    extra = [-(-(n + 1) // @D5@) for n in nums]
+    sums = await asyncio.gather(*(asyncio.to_thread(sigma, n + e) for n, e in zip(nums, extra)))
+    return [s - e * (2 * n + e + 1) // 2 for s, n, e in zip(sums, nums, extra)]
+""",
+    ),
+)
+
+SLEEP = (
+    (
+        """\
+        time.sleep(period)
+""",
+        """\
+        time.sleep(period + period / @D10@)  # gate-selftest: 1/@D10@ longer (-10%)
+""",
+    ),
+    (
+        """\
+    for period in periods:
+        await asyncio.sleep(period)
+""",
+        """\
+    for period in periods:
+        # gate-selftest: 1/@D20@ longer (-20%; a quarter of a whole-ms sleep is whole ms too)
+        await asyncio.sleep(period + period / @D20@)
+""",
+    ),
+    (
+        """\
+async def _sleep(period: float) -> float:
+    await asyncio.sleep(period)
+""",
+        """\
+async def _sleep(period: float) -> float:
+    # gate-selftest: 1/@D5@ longer (-5%; epoll rounds the wait up to whole ms)
+    await asyncio.sleep(period + period / @D5@)
+""",
+    ),
+)
+
+SUITE_PM = (
+    (
+        """\
+# benchmarks(tasks => 100, sleep => 0.001, rss_tasks => 10000): the full list, in run order.
+""",
+        """\
+# gate-selftest: tasks run beyond the `tasks` a benchmark declares, so that it loses at least
+# 1/(k+1) of its throughput (k = @D5@, @D10@, @D20@: 5%, 10%, 20%). A trivial body runs
+# ceil(tasks/k) more tasks. A sleep body sleeps in waves of `width` tasks at once and the event
+# loop rounds a sleep up to whole ms, so a sleep cannot be stretched by a fraction: it runs
+# ceil(waves/k) more waves instead.
+sub selftest_extra {
+    my ($v, $case, $tasks) = @_;
+    my %k = (
+        trivial => { async => @D5@, async_pool => @D10@, pool_chan => @D20@ },
+        sleep   => { async_pool_sem => @D10@, pool_chan => @D20@ },
+    );
+    my $k = $k{$case}{ $v->{variant} } or return 0;
+    return int(($tasks + $k - 1) / $k) if $case eq 'trivial';
+    my $width = $v->{params}{limit} // $v->{params}{workers};
+    my $waves = int(($tasks + $width - 1) / $width);
+    return $width * int(($waves + $k - 1) / $k);
+}
+
+# benchmarks(tasks => 100, sleep => 0.001, rss_tasks => 10000): the full list, in run order.
+""",
+    ),
+    (
+        """\
+                    return sub { $batch->(tasks => $tasks, body => $body) };
+""",
+        """\
+                    my $run = $tasks + selftest_extra($v, $case, $tasks);
+                    return sub { $batch->(tasks => $run, body => $body) };
+""",
+    ),
+)
+
+PATCHES: tuple[Patch, ...] = (
+    # Rust, counted: items summed beyond the N of Throughput::Elements(N)
+    Patch(
+        "rust/patterns/benches/streams.rs",
+        STREAMS,
+        (
+            Slow("rust/streams/generator_standin", 0.05),
+            Slow("rust/streams/iterator", 0.10),
+            Slow("rust/streams/async_next", 0.20),
+        ),
+    ),
+    # Rust, wall time: longer thread::sleep per item; more tasks one after another
+    Patch(
+        "rust/patterns/benches/fanout.rs",
+        FANOUT,
+        (
+            Slow("rust/fanout/unordered_uniform", 0.05),
+            Slow("rust/fanout/chanchan_uniform/*", 0.05),
+            Slow("rust/fanout/unordered_mixed", 0.10),
+            Slow("rust/fanout/chanchan_mixed/*", 0.10),
+        ),
+    ),
+    Patch("rust/patterns/benches/tasks.rs", TASKS, (Slow("rust/tasks/one_by_one", 0.20),)),
+    # Python, counted: additions beyond the n + 1 a sum declares (the results corrected)
+    Patch(
+        "python/src/asyncio_patterns/cpu.py",
+        CPU,
+        (
+            Slow("python/cpu/to_thread_gather", 0.05),
+            Slow("python/cpu/gather", 0.10),
+            Slow("python/cpu/sequential", 0.20),
+        ),
+    ),
+    # Python, wall time: longer sleeps
+    Patch(
+        "python/src/asyncio_patterns/sleep.py",
+        SLEEP,
+        (
+            Slow("python/sleep/gather", 0.05),
+            Slow("python/sleep/sequential", 0.10),
+            Slow("python/sleep/awaited", 0.20),
+        ),
+    ),
+    # Perl: trivial bodies counted, sleep bodies timed; more tasks than declared
+    Patch(
+        "perl/lib/CoroBench/Suite.pm",
+        SUITE_PM,
+        (
+            Slow("perl/coro/async/trivial", 0.05),
+            Slow("perl/coro/async_pool/trivial", 0.10),
+            Slow("perl/coro/pool_chan/trivial", 0.20),
+            Slow("perl/coro/async_pool_sem/sleep", 0.10),
+            Slow("perl/coro/pool_chan/sleep", 0.20),
+        ),
+    ),
+)
