@@ -44,9 +44,17 @@ def run(args: argparse.Namespace) -> int:
     suites = cfg.select(args.suite)
     cpus = cpu_list(args.cpus)
     sha, subject = worktree.resolve(root, args.ref, "--ref")
-    # One worktree per suite selection, so recordings of different suites can run side by side.
-    co = worktree.checkout(root, "aa-" + "-".join(s.name for s in suites), args.ref, sha, subject)
-    sides = (dataclasses.replace(co, side="base"), dataclasses.replace(co, side="head"))
+    # One worktree per side, as the gate has (both sides of a counted suite run at once and each
+    # writes its raw output in its checkout), and per suite selection, so recordings of
+    # different suites can run side by side.
+    stem = "aa-" + "-".join(s.name for s in suites)
+    sides = tuple(
+        dataclasses.replace(
+            worktree.checkout(root, f"{stem}-{side}", args.ref, sha, subject), side=side
+        )
+        for side in ("base", "head")
+    )
+    co = sides[0]
     failures: list = []
     meta = {
         "commit": sha,
@@ -76,14 +84,15 @@ def run(args: argparse.Namespace) -> int:
             pins=toolchain_pins(co.path),
             name_filter=args.filter,
             cpus=cpus,
-            logs=root / "target" / "gate" / f"logs-{co.side}",
+            logs=root / "target" / "gate" / f"logs-{stem}",
             stop_when=checkpoint,
             progress=say,
             failures=failures,
         )
     finally:
         if not args.keep_worktree:
-            worktree.remove(root, co)
+            for side in sides:
+                worktree.remove(root, side)
     meta["load"] = load.summary()
     doc = aa.to_dict(data, meta)
     atomic_write(args.out, aa.dump(doc))

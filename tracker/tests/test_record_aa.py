@@ -1,0 +1,76 @@
+"""`benchtrack record-aa` on a real fixture repository: one commit as both sides, each side in a
+worktree of its own (both sides of a counted suite run at once and write their raw output in
+their checkout, so a shared checkout would race), every round kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+CONFIG = """\
+[gate]
+rounds = 3
+
+[suites.counted]
+# Runs both sides at once (a non-time series), each writing its raw output in its checkout.
+adapter = "perl"
+series = "instructions"
+raw = "out/perl.json"
+command = "bash bench.sh"
+timeout = 60
+"""
+
+# Writes the Perl runner's JSON after a pause long enough for the other side to be running too,
+# and leaves the checkout it ran in where the test can see it.
+BENCH = """\
+set -euo pipefail
+echo "$GATE_CHECKOUT" > "$SEEN/$GATE_SIDE-$$"
+sleep 0.3
+mkdir -p out
+printf '%s' '{"schema": "benchtrack.perl/1", "created": "2026-01-01T00:00:00Z", "env": {},
+ "benchmarks": [{"name": "perl/fixture/work", "unit": "calls/s", "samples": [5, 5, 5, 5, 5]}],
+ "errors": []}' > out/perl.json
+"""
+
+
+def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+
+
+def test_record_aa_gives_each_side_its_own_checkout(tmp_path: Path) -> None:
+    repo, seen = tmp_path / "repo", tmp_path / "seen"
+    repo.mkdir()
+    seen.mkdir()
+    (repo / "benchtrack.toml").write_text(CONFIG)
+    (repo / "bench.sh").write_text(BENCH)
+    (repo / ".gitignore").write_text("target/\nout/\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        SEEN=str(seen),
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.com",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.com",
+    )
+    for cmd in (["git", "init", "-q"], ["git", "add", "."], ["git", "commit", "-qm", "fixture"]):
+        assert run(cmd, repo, env).returncode == 0
+    out = tmp_path / "aa.json"
+    done = run(
+        [sys.executable, "-m", "benchtrack", "record-aa", "--rounds", "3", "--out", str(out)],
+        repo,
+        env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    doc = json.loads(out.read_text())
+    bench = doc["benchmarks"]["perl/fixture/work (instructions)"]
+    assert len(bench["base"]) == len(bench["head"]) == 3
+    places = {
+        side: {p.read_text().strip() for p in seen.glob(f"{side}-*")} for side in ("base", "head")
+    }
+    assert len(places["base"]) == len(places["head"]) == 1, places
+    assert places["base"] != places["head"]
+    # The worktrees are removed afterwards (no --keep-worktree).
+    assert not any(Path(p).exists() for side in places.values() for p in side)
