@@ -124,3 +124,29 @@ def test_a_note_must_be_text() -> None:
     assert e.value.field == "gate.notes.'rust/*'"
     cfg = config.parse({"gate": {"notes": {"rust/*": " timer-bound "}}, "suites": suite}, "t")
     assert cfg.note_for("rust/a/b") == "timer-bound" and cfg.note_for("python/a") == ""
+
+
+def test_a_recording_splits_into_parts_by_rounds_recorded(tmp_path: Path) -> None:
+    # A counted suite (`rounds = 3`) is recorded in the first 3 of 5 rounds: its later rounds
+    # are null. `load` drops such benchmarks; `load_parts` keeps them as a 3-round part.
+    from benchtrack.gate.rounds import Meta, Rounds
+
+    data = Rounds()
+    rng = np.random.default_rng(3)
+    for rnd in range(5):
+        data.orders.append("base,head")
+        for side in ("base", "head"):
+            data.add(
+                side, rnd, "t/a", (100 + rng.random(5)).tolist(), Meta("items/s", "bigger", "t")
+            )
+            if rnd < 3:
+                meta = Meta("instructions/item", "smaller", "t-instructions")
+                data.add(side, rnd, "t/a (instructions)", [50.0, 50.0], meta)
+    path = tmp_path / "aa.json"
+    path.write_bytes(aa.dump(aa.to_dict(data, {"commit": "0" * 40})))
+    assert aa.load(path).names == ["t/a"]
+    parts = aa.load_parts(path)
+    assert [(p.names, p.rounds) for p in parts] == [(["t/a"], 5), (["t/a (instructions)"], 3)]
+    assert aa.load_parts(path, "instructions")[0].names == ["t/a (instructions)"]
+    with pytest.raises(BadInput):
+        aa.load_parts(path, "nothing-matches")

@@ -50,9 +50,9 @@ def run(args: argparse.Namespace) -> int:
             raise BadInput(flag, None, "a fraction between 0 and 1", x)
     if args.threshold is not None:
         cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
-    data = [
-        aa.load(path, args.filter) for path in args.data
-    ]  # several: one PR spans all (e.g. per suite)
+    # Several recordings, and the parts of one with fewer rounds for some suites (the counts):
+    # one PR spans them all, each part drawing its own window.
+    data = [part for path in args.data for part in aa.load_parts(path, args.filter)]
     # A benchmark recorded as two series (time, instructions) is judged by the one that gates it.
     measured = {n for d in data for n in d.names}
     data = [aa.subset(d, [cfg.gates(n, measured) for n in d.names]) for d in data]

@@ -75,6 +75,34 @@ class AAData:
 
 def load(path: Path, name_filter: str | None = None) -> AAData:
     """A recording; `name_filter` (a regular expression) keeps the benchmarks it finds."""
+    doc = _read(path)
+    return _assemble(path, doc, doc["benchmarks"], name_filter)
+
+
+def load_parts(path: Path, name_filter: str | None = None) -> list[AAData]:
+    """A recording as one part per number of rounds its benchmarks have: a suite measured in
+    its first rounds only (`rounds = 3`, the counts) is recorded with the later rounds null.
+    A benchmark with a round missing in between is dropped, as `load` drops it."""
+    doc = _read(path)
+    by_rounds: dict[int, dict[str, Any]] = {}
+    for name, b in doc["benchmarks"].items():
+        rounds = [b.get(side) for side in ("base", "head")]
+        k = len(rounds[0]) if all(isinstance(r, list) for r in rounds) else 0
+        while k > 0 and all(r[k - 1] is None for r in rounds):
+            k -= 1
+        trimmed = {**b, "base": rounds[0][:k], "head": rounds[1][:k]} if k else b
+        by_rounds.setdefault(k, {})[name] = trimmed
+    parts = []
+    for k in sorted(by_rounds, reverse=True):
+        if name_filter and not any(re.search(name_filter, n) for n in by_rounds[k]):
+            continue
+        parts.append(_assemble(path, doc, by_rounds[k], name_filter))
+    if not parts:
+        raise BadInput(path, "benchmarks", f"a benchmark matching {name_filter!r}")
+    return parts
+
+
+def _read(path: Path) -> dict[str, Any]:
     try:
         doc = parse_json(path.read_bytes(), path)
     except FileNotFoundError:
@@ -88,6 +116,12 @@ def load(path: Path, name_filter: str | None = None) -> AAData:
     benches = doc.get("benchmarks")
     if not isinstance(benches, dict) or not benches:
         raise BadInput(path, "benchmarks", "a non-empty object of recorded benchmarks")
+    return doc
+
+
+def _assemble(
+    path: Path, doc: dict[str, Any], benches: dict[str, Any], name_filter: str | None
+) -> AAData:
     names, suites, units, bigger, dropped = [], [], [], [], []
     vals: dict[str, list] = {"base": [], "head": []}
     samp: dict[str, list] = {"base": [], "head": []}
