@@ -37,6 +37,13 @@ def robust_sd(x: np.ndarray) -> float:
     return mad if mad > 0 else float(np.std(x, ddof=1))
 
 
+def _median(x: list[float]) -> float:
+    """The median of the finite values; NaN when there are none (a count has no within-run
+    spread when each round holds fewer than two runs)."""
+    finite = [v for v in x if np.isfinite(v)]
+    return float(np.median(finite)) if finite else float("nan")
+
+
 def rows(data: aa.AAData) -> list[dict]:
     out = []
     for i, key in enumerate(data.names):
@@ -73,7 +80,7 @@ def grouped(table: list[dict]) -> list[dict]:
             "name": f"{name} ({len(rs)})",
             "series": series,
             **{
-                k: float(np.nanmedian([r[k] for r in rs]))
+                k: _median([r[k] for r in rs])
                 for k in ("within", "run_to_run", "over_time", "pair_sd")
             },
         }
@@ -89,7 +96,7 @@ def main(argv: list[str]) -> int:
         "--by-group", action="store_true", help="one row per <suite>/<group> and series: medians"
     )
     args = p.parse_args(argv)
-    table = [r for path in args.data for r in rows(aa.load(path))]
+    table = [r for path in args.data for part in aa.load_parts(path) for r in rows(part)]
     if args.by_group:
         table = grouped(table)
     table.sort(key=lambda r: (r["name"], r["series"]))
