@@ -35,3 +35,14 @@ def test_every_benchmark_is_measured_by_its_gating_series_only() -> None:
         assert len(measured) == 1, (name, measured)
         (key,) = measured
         assert cfg.gates(key, {key, name, f"{name} (instructions)"}), (name, key)
+
+
+def test_no_build_dir_is_shared_between_the_sides() -> None:
+    # Both sides of a lockstep or counted suite run at once; cargo names a workspace crate's
+    # artifacts by a hash relative to the workspace root, so a target dir shared by the two
+    # checkouts holds one side's binaries only, which both would run.
+    cfg = config.load(ROOT / config.CONFIG_NAME)
+    for suite in cfg.suites.values():
+        for key in ("CARGO_TARGET_DIR", "UV_PROJECT_ENVIRONMENT", "VIRTUAL_ENV"):
+            value = suite.env.get(key, "")
+            assert "GATE_SHARED_CACHE" not in value, (suite.name, key, value)

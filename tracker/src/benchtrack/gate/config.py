@@ -37,8 +37,10 @@
     rounds = 3                                 # deterministic: measured in 3 rounds only
 
 Env values may use ${GATE_CACHE} (a per-side cache directory under target/gate/cache/ that
-survives runs), ${GATE_SHARED_CACHE} (one for both sides: cargo keys artifacts by source path, so
-base and head coexist in one CARGO_TARGET_DIR and share the dependencies' build) and
+survives runs; a build dir such as CARGO_TARGET_DIR belongs here, one per side),
+${GATE_SHARED_CACHE} (one for both sides: only for what does not depend on the checkout, since
+the two sides may run at once; cargo names a workspace crate's artifacts by a hash relative to
+the workspace root, so two checkouts in one target dir overwrite each other's binaries) and
 ${GATE_CHECKOUT} (the side's checkout).
 """
 
