@@ -70,8 +70,8 @@ def discard(dest: Path) -> None:
 
 def share(clone: Path, name: str, target: Path) -> None:
     """Point the clone's target/gate/<name> at `target`, which outlives the clone: the gate's
-    build caches (cargo keys workspace crates by path, and the clone's path is fixed, so builds
-    stay warm across runs) and its logs (read after the clone is gone)."""
+    build caches (one per side; the clone's path is fixed, so cargo's fingerprints stay valid and
+    builds stay warm across runs) and its logs (read after the clone is gone)."""
     target.mkdir(parents=True, exist_ok=True)
     link = clone / "target" / "gate" / name
     link.parent.mkdir(parents=True, exist_ok=True)
