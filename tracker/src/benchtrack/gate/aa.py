@@ -68,9 +68,18 @@ class AAData:
         return self.values["base"].shape[1]
 
     def round_seconds(self) -> float:
-        """Median wall time of one gate round (every suite, both sides) in this recording."""
+        """Median wall time of one gate round (every suite, both sides) in this recording. The
+        two sides of a lockstep or counted suite run at once (one run's time), the others one
+        after the other (two)."""
+        at_once = {
+            b.get("suite")
+            for name, b in self.doc.get("benchmarks", {}).items()
+            if b.get("paired") or name.endswith(" (instructions)")
+        }
         per_suite = self.doc.get("run_seconds", {})
-        return float(sum(2 * np.median(v) for v in per_suite.values() if v))
+        return float(
+            sum((1 if s in at_once else 2) * np.median(v) for s, v in per_suite.items() if v)
+        )
 
 
 def load(path: Path, name_filter: str | None = None) -> AAData:
