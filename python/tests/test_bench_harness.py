@@ -36,7 +36,8 @@ def test_demo(bench, variant):
 
 def _run(tmp_path, *args, env_extra=None):
     shutil.copy(BENCH_CONFTEST, tmp_path / "conftest.py")
-    shutil.copy(BENCH_CONFTEST.with_name("countmode.py"), tmp_path / "countmode.py")
+    for helper in ("countmode.py", "stepmode.py"):  # the modules the conftest imports
+        shutil.copy(BENCH_CONFTEST.with_name(helper), tmp_path / helper)
     (tmp_path / "bench_demo.py").write_text(MODULE)
     out = tmp_path / "out.json"
     env = {k: v for k, v in os.environ.items() if k != "BENCH_FILTER"}
