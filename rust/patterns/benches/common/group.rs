@@ -191,11 +191,7 @@ impl<'c> Group<'c> {
             Inner::Counted(counting) => {
                 let counting = *counting;
                 let name = self.full_name(id);
-                if counting
-                    .filter
-                    .as_ref()
-                    .is_some_and(|re| !re.is_match(&name[5..]))
-                {
+                if !selected(counting.filter.as_ref(), &name) {
                     return;
                 }
                 let mut counter = Counter {
@@ -208,11 +204,7 @@ impl<'c> Group<'c> {
             Inner::Stepped(stepping) => {
                 let stepping = *stepping;
                 let name = self.full_name(id);
-                if stepping
-                    .filter
-                    .as_ref()
-                    .is_some_and(|re| !re.is_match(&name[5..]))
-                {
+                if !selected(stepping.filter.as_ref(), &name) {
                     return;
                 }
                 let serving = stepping.only.borrow().clone();
@@ -237,6 +229,12 @@ impl<'c> Group<'c> {
             g.finish();
         }
     }
+}
+
+/// Whether `BENCH_FILTER` selects `name`: matched without the `rust/` prefix,
+/// as criterion matches its ids.
+fn selected(filter: Option<&regex::Regex>, name: &str) -> bool {
+    filter.is_none_or(|re| re.is_match(name.strip_prefix("rust/").unwrap_or(name)))
 }
 
 /// What a bench closure gets: `b.iter(..)` or `b.to_async(&rt).iter(..)`.

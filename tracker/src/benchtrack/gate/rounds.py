@@ -226,6 +226,10 @@ def build(suite: Suite, co: Checkout, env: dict[str, str], log: Path) -> None:
             raise SuiteFailed(SuiteFailure(co.side, suite.name, "build", tail, log))
 
 
+def _round_log(logs: Path, rnd: int, side: str, suite: Suite) -> Path:
+    return logs / f"round{rnd + 1:02d}-{side}-{suite.name}.log"
+
+
 def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
@@ -250,7 +254,7 @@ def _measure(
 
     def one(co: Checkout) -> tuple[list, list, float] | SuiteFailed:
         t0 = time.monotonic()
-        log = logs / f"round{rnd + 1:02d}-{co.side}-{suite.name}.log"
+        log = _round_log(logs, rnd, co.side, suite)
         try:
             benches, errors = run_once(suite, co, envs[suite.name, co.side], cpus, log)
         except SuiteFailed as e:
@@ -293,18 +297,16 @@ def _lockstep(
     workers: dict[str, lockstep.Worker] = {}
     try:
         for co in sorted(order, key=lambda c: c.side):  # base first
-            log = logs / f"round{rnd + 1:02d}-{co.side}-{suite.name}.log"
+            log = _round_log(logs, rnd, co.side, suite)
             env = envs[suite.name, co.side]
             workers[co.side] = lockstep.Worker(co.side, suite.command, co.path, env, log, cpu)
         plan = lockstep.Plan(pairs=suite.pairs, seconds=suite.pair_seconds)
         flip = order[0].side == "head"
         result = lockstep.measure(workers, plan, flip=flip, timeout=suite.timeout)
-    except lockstep.WorkerFailed as e:
-        for w in workers.values():
-            w.stop()
+    except lockstep.WorkerFailed as e:  # measure() has stopped both workers
         failed = next(co for co in order if co.side == e.side)
-        log = logs / f"round{rnd + 1:02d}-{e.side}-{suite.name}.log"
-        return [(failed, SuiteFailed(SuiteFailure(e.side, suite.name, "run", e.tail, log)))]
+        fail = SuiteFailure(e.side, suite.name, "run", e.tail, workers[e.side].log)
+        return [(failed, SuiteFailed(fail))]
     seconds = time.monotonic() - t0
     out: list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]] = []
     for co in order:
@@ -319,8 +321,8 @@ def _lockstep(
             tail = workers[co.side].tail().splitlines()
             errors.append(_RunError(suite.name, f"exit {code}: {tail[-1] if tail else ''}"))
         if code != 0 and not benches and not result.errors[co.side]:
-            log = logs / f"round{rnd + 1:02d}-{co.side}-{suite.name}.log"
-            fail = SuiteFailure(co.side, suite.name, "run", workers[co.side].tail(), log)
+            w = workers[co.side]
+            fail = SuiteFailure(co.side, suite.name, "run", w.tail(), w.log)
             out.append((co, SuiteFailed(fail)))
             break
         out.append((co, (benches, errors, seconds)))
