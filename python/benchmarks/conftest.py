@@ -58,6 +58,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[FAILED] = {}
     config.stash[SKIPPED] = {}
     config.stash[STARTED] = time.time()
+    if stepmode.active():
+        try:
+            stepmode.fds()
+        except ValueError as e:  # a usage error before anything runs, as a bad BENCH_FILTER
+            raise pytest.UsageError(str(e)) from None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -19,15 +19,21 @@ def active() -> bool:
     return bool(os.environ.get("BENCH_STEP"))
 
 
+def fds() -> tuple[int, int]:
+    """The two descriptors of ``BENCH_STEP``; a malformed value is a ValueError naming it."""
+    raw = os.environ["BENCH_STEP"]
+    try:
+        fd_in, fd_out = (int(x) for x in raw.split(","))
+    except ValueError:
+        expected = "expected two file descriptors, '<in>,<out>'"
+        raise ValueError(f"BENCH_STEP={raw!r}: {expected}") from None
+    return fd_in, fd_out
+
+
 def _open() -> tuple[TextIO, TextIO]:
     global _channel
     if _channel is None:
-        raw = os.environ["BENCH_STEP"]
-        try:
-            fd_in, fd_out = (int(x) for x in raw.split(","))
-        except ValueError:
-            expected = "expected two file descriptors, '<in>,<out>'"
-            raise ValueError(f"BENCH_STEP={raw!r}: {expected}") from None
+        fd_in, fd_out = fds()
         _channel = (
             os.fdopen(fd_in, "r", encoding="utf-8"),
             os.fdopen(fd_out, "w", encoding="utf-8", buffering=1),

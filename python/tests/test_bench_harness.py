@@ -68,6 +68,13 @@ def test_a_filter_selecting_nothing_is_a_usage_error(tmp_path):
     assert "matches no benchmark" in done.stdout + done.stderr
 
 
+def test_a_malformed_step_channel_is_a_usage_error(tmp_path):
+    done, out = _run(tmp_path, env_extra={"BENCH_STEP": "garbage"})
+    assert done.returncode == 4
+    assert "BENCH_STEP='garbage': expected two file descriptors" in done.stdout + done.stderr
+    assert not out.exists()  # nothing measured, nothing written
+
+
 def test_a_filter_selects_by_name(tmp_path):
     done, out = _run(tmp_path, env_extra={"BENCH_FILTER": "demo/ok$"})
     assert done.returncode == 0, done.stdout + done.stderr
