@@ -40,8 +40,9 @@ Env values may use ${GATE_CACHE} (a per-side cache directory under target/gate/c
 survives runs; a build dir such as CARGO_TARGET_DIR belongs here, one per side),
 ${GATE_SHARED_CACHE} (one for both sides: only for what does not depend on the checkout, since
 the two sides may run at once; cargo names a workspace crate's artifacts by a hash relative to
-the workspace root, so two checkouts in one target dir overwrite each other's binaries) and
-${GATE_CHECKOUT} (the side's checkout).
+the workspace root, so two checkouts in one target dir overwrite each other's binaries),
+${GATE_BASE_CACHE} (the base side's cache, which the base builds first: a head's build may start
+from a copy of it, as scripts/gate-cargo-build.sh does) and ${GATE_CHECKOUT} (the side's checkout).
 """
 
 from __future__ import annotations

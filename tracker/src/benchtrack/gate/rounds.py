@@ -109,6 +109,7 @@ def child_env(co: Checkout, suite: Suite, pins: dict[str, str], filt: str | None
     env.update(pins)
     env["GATE_CHECKOUT"], env["GATE_CACHE"], env["GATE_SIDE"] = str(co.path), str(co.cache), co.side
     env["GATE_SHARED_CACHE"] = str(co.cache.parent / "shared")
+    env["GATE_BASE_CACHE"] = str(co.cache.parent / "base")  # what a head's build may start from
     # This tracker, for suites that call one (instruction counts): both sides counted alike.
     env["BENCHTRACK"] = f"{sys.executable} -m benchtrack"
     for key, value in suite.env.items():
