@@ -98,6 +98,17 @@
       }
     }
   }
+  // A companion series (`<name> (instructions)`: the benchmark's instruction count, listed in
+  // the index with `of` = its benchmark) is shown with its benchmark: a line on the benchmark's
+  // card, a chart under the benchmark's own and a series switch; it is no card of its own.
+  const listedWith = (b) => !!(b.of && BENCH.has(b.of));
+  const PRIMARY = BENCHES.filter((b) => !listedWith(b));
+  const seriesLabel = (b) => (b.series === 'instructions' ? 'instructions (callgrind)' : b.series || 'wall time');
+  function seriesOfBench(b) {
+    // the benchmark and its companions, its own series first
+    const own = listedWith(b) ? BENCH.get(b.of) : b;
+    return [own].concat((own.companions || []).map((n) => BENCH.get(n)).filter(Boolean));
+  }
   const CHANGES = new Map();     // bench name -> [change]
   for (const c of (IDX && IDX.changes) || []) {
     if (!CHANGES.has(c.series)) CHANGES.set(c.series, []);
@@ -534,7 +545,7 @@
 
   function matches(b, q) {
     if (!q) return true;
-    const name = b.name.toLowerCase();
+    const name = [b.name].concat(b.companions || []).join(' ').toLowerCase();
     return q.toLowerCase().split(/\s+/).filter(Boolean).every((t) => name.includes(t));
   }
 
@@ -567,7 +578,7 @@
         const grid = el('div', { class: 'grid' });
         let n = 0;
         for (const b of g.benches) {
-          if (!matches(b, state.q)) continue;
+          if (listedWith(b) || !matches(b, state.q)) continue;
           n++;
           const host = el('div', { class: 'mini', 'data-bench': b.name, role: 'img', 'aria-label': 'Trend of ' + b.name + ' per runner size' });
           hosts.push(host);
@@ -585,7 +596,7 @@
           const link = el('a', { class: 'card', href: hashFor({ view: 'bench', bench: b.name, from: null, to: null }), 'data-name': b.name },
             el('span', { class: 'card-head' }, el('span', { class: 'card-title', text: b.variant }),
               el('span', { class: 'card-unit', text: b.unit + (b.dir === 'smaller' ? ' · lower is better' : '') })),
-            host, lastRow);
+            host, lastRow, companionLine(b));
           grid.append(link);
         }
         if (!n) continue;
@@ -596,7 +607,7 @@
       }
       if (suiteShown) { frag.append(sec); shown += suiteShown; }
     }
-    const summary = el('p', { class: 'summary', id: 'summary', text: `${shown} of ${plural(BENCHES.length, 'benchmark', 'benchmarks')}` + (state.q ? ` match “${state.q}”` : '') + ` · ${runsText()} · drag on a chart to zoom, click a card for details` });
+    const summary = el('p', { class: 'summary', id: 'summary', text: `${shown} of ${plural(PRIMARY.length, 'benchmark', 'benchmarks')}` + (state.q ? ` match “${state.q}”` : '') + ` · ${runsText()} · drag on a chart to zoom, click a card for details` });
     const rel = el('label', { class: 'rel' }, el('input', { type: 'checkbox', id: 'norm-overview', checked: state.norm,
       onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Relative: each line divided by its first point');
     const counts = changeCounts(changeRows());
@@ -611,8 +622,35 @@
     observe(hosts, miniChart);
   }
 
+  function companionLine(b) {
+    // a card's companions: their latest value on the first selected runner that has one
+    const comps = (b.companions || []).map((n) => BENCH.get(n));
+    const parts = [];
+    for (const c of comps) {
+      const k = state.runners.find((r) => c.last[r]);
+      if (k) parts.push(`${c.series}: ${fmt(c.last[k][1])} ${c.unit.replace(/^instructions\//, '/ ')}`);
+    }
+    return parts.length ? el('p', { class: 'card-companion', text: '+ ' + parts.join(' · ') }) : null;
+  }
+
   // ------------------------------------------------------------------------------------------
   // One benchmark: a line per runner size, bands, markers, tooltip, zoom/pan, log, normalise
+
+  function seriesSwitch(bench, all) {
+    // one link per series of this benchmark; the one shown is marked current
+    if (all.length < 2) return null;
+    return el('nav', { class: 'series-switch', id: 'series-switch', 'aria-label': 'Series of this benchmark' },
+      el('span', { class: 'label', text: 'Series:' }),
+      all.map((b) => el('a', { href: hashFor({ view: 'bench', bench: b.name }), 'data-series': b.series || 'time',
+        'aria-current': b === bench ? 'page' : null, text: seriesLabel(b) })));
+  }
+  function otherSeries(bench, all) {
+    // the benchmark's other series, each a small chart under the main one (drawn when in view)
+    return all.filter((b) => b !== bench).map((o) => el('section', { class: 'other-series', 'data-series': o.series || 'time' },
+      el('h3', null, el('a', { href: hashFor({ view: 'bench', bench: o.name }), text: seriesLabel(o) }),
+        el('span', { class: 'count', text: o.unit + (o.dir === 'smaller' ? ' — lower is better' : ' — higher is better') })),
+      el('div', { class: 'mini wide', 'data-bench': o.name, role: 'img', 'aria-label': `Trend of ${o.name} per runner size` })));
+  }
 
   let mainSd = null;
 
@@ -641,7 +679,11 @@
       el('thead', null, el('tr', null, el('th', { scope: 'col', text: 'Runner' }), el('th', { scope: 'col', text: 'vCPUs' }), el('th', { scope: 'col', text: 'Commit' }), el('th', { scope: 'col', text: 'Value' }), el('th', { scope: 'col', text: 'Change vs previous' }))),
       el('tbody'));
     const marks = el('div', { class: 'marks' });
-    main.replaceChildren(head, tools, legend, host, el('p', { class: 'hint', text: 'Drag across the chart to zoom; click a point to open its commit.' }), marks, latest);
+    const all = seriesOfBench(bench);
+    const others = otherSeries(bench, all);
+    const sw = seriesSwitch(bench, all);
+    main.replaceChildren(head, ...(sw ? [sw] : []), tools, legend, host, el('p', { class: 'hint', text: 'Drag across the chart to zoom; click a point to open its commit.' }), ...others, marks, latest);
+    observe(others.map((o) => o.querySelector('.mini')), miniChart);
     const token = renderToken;
     loadGroup(bench.group, 'full').then(() => { if (token === renderToken) drawBench(bench, keys, host, legend, latest, marks); });
   }
@@ -885,7 +927,7 @@
       for (const g of s.groups) {
         const grid = el('div', { class: 'grid wide' });
         for (const b of g.benches) {
-          if (!matches(b, state.q)) continue;
+          if (listedWith(b) || !matches(b, state.q)) continue;
           n++;
           const host = el('div', { class: 'mini scal', 'data-bench': b.name, 'data-commit': String(ci), role: 'img', 'aria-label': 'Throughput against vCPUs for ' + b.name });
           const table = el('table', { class: 'scaling', 'data-bench': b.name },
@@ -1116,7 +1158,7 @@
     parts.push('Last update ' + (IDX.lastUpdate ? dateText(IDX.lastUpdate / 1000) : 'unknown'));
     meta.replaceChildren(parts[0], ' · ',
       IDX.repoUrl && /^https?:\/\//i.test(IDX.repoUrl) ? el('a', { href: IDX.repoUrl, rel: 'noopener', text: IDX.repoUrl.replace(/^https?:\/\//, '') }) : 'no repository URL',
-      ' · ' + plural(BENCHES.length, 'benchmark', 'benchmarks') + ' · ' + runsText());
+      ' · ' + plural(PRIMARY.length, 'benchmark', 'benchmarks') + ' · ' + runsText());
     const counts = changeCounts(changeRows());
     const tab = document.querySelector('.tabs a[data-view="regressions"]');
     if (tab && counts.regressions) {

@@ -38,6 +38,10 @@ _SEGMENT = r"[A-Za-z0-9_.,:=+\-]+"
 NAME_RE = re.compile(rf"^({_SEGMENT})/({_SEGMENT})/({_SEGMENT})(/{_SEGMENT})?$")
 # An error may name a whole group (`rust/walk`) when a bench binary died before its benchmarks.
 ERROR_NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT}){{1,3}}$")
+# A companion series of a benchmark, stored beside it: `<name> (instructions)`, its instruction
+# count (benchtrack.companion). Its document's suite is `<suite>-instructions`.
+COMPANION_SERIES = ("instructions",)
+COMPANION_RE = re.compile(rf"^(.*) \(({'|'.join(COMPANION_SERIES)})\)$")
 THROUGHPUT_UNIT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ \-]*/s$")
 COMMIT_ID_RE = re.compile(r"^[0-9a-f]{40}$")
 SUITE_RE = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
@@ -329,16 +333,22 @@ class _Validator:
 
     def name(self, data: dict[str, Any], where: str, suite: str, *, error: bool = False) -> str:
         name = self.text(data, "name", where)
-        match = (ERROR_NAME_RE if error else NAME_RE).match(name)
+        companion = COMPANION_RE.match(name)
+        base = companion.group(1) if companion else name
+        match = (ERROR_NAME_RE if error else NAME_RE).match(base)
         if not match:
             shape = (
                 "<suite>/<group>[/<variant>[/<param>]]"
                 if error
                 else "<suite>/<group>/<variant>[/<param>]"
             )
-            raise self.fail(f"{where}.name", f"a name {shape} without spaces", name)
-        if match.group(1) != suite:
-            raise self.fail(f"{where}.name", f"a name starting with the suite '{suite}/'", name)
+            raise self.fail(
+                f"{where}.name", f"a name {shape} without spaces, or it + ' (instructions)'", name
+            )
+        # `<name> (<series>)` belongs in the document of suite `<suite>-<series>`, and only there.
+        owner = f"{match.group(1)}-{companion.group(2)}" if companion else match.group(1)
+        if owner != suite:
+            raise self.fail(f"{where}.name", _names_of(suite), name)
         return name
 
     def benchmark(self, data: Any, where: str, suite: str) -> Benchmark:
@@ -360,6 +370,8 @@ class _Validator:
                 f"one of {', '.join(sorted(SMALLER_UNITS))} or instructions/<thing>",
                 unit,
             )
+        if COMPANION_RE.match(name) and not COUNT_UNIT_RE.match(unit):
+            raise self.fail(f"{where}.unit", "instructions/<thing> (an instructions series)", unit)
         value = self.number(self.get(data, "value", where), f"{where}.value")
         raw_samples = self.get(data, "samples", where)
         # Instruction counts repeat run to run: their spread is judged across rounds, not samples.
@@ -388,6 +400,14 @@ class _Validator:
         name = self.name(data, where, suite, error=True)
         message = self.text(data, "message", where)
         return BenchError(name, message)
+
+
+def _names_of(suite: str) -> str:
+    """The benchmark names a document of `suite` holds, for a complaint."""
+    base, _, series = suite.rpartition("-")
+    if base and series in COMPANION_SERIES:
+        return f"a name '{base}/<group>/<variant>[/<param>] ({series})' (suite '{suite}')"
+    return f"a name starting with the suite '{suite}/'"
 
 
 def _join(where: str, key: str) -> str:

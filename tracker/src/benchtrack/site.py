@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from benchtrack import companion
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
 
@@ -238,6 +239,16 @@ def _bucket_means(
     return at, means, spreads
 
 
+def _link_companions(listed: list[dict[str, Any]]) -> None:
+    """Each benchmark lists its companion series (`<name> (instructions)`, same group), so the
+    page shows them together; a companion whose benchmark is absent stays a benchmark of its own."""
+    by_name = {b["name"]: b for b in listed}
+    for b in listed:
+        owner = by_name.get(b.get("of", ""))
+        if owner is not None:
+            owner.setdefault("companions", []).append(b["name"])
+
+
 @dataclass
 class SiteData:
     index: dict[str, Any]
@@ -328,15 +339,18 @@ def derive(history: SiteHistory) -> SiteData:
             if len(series):
                 last_update = max(last_update, int(series.date.max()))
             parts = name.split("/")
+            base, kind = companion.split(name)
             metas.setdefault(
                 name,
                 {
                     "name": name,
-                    "suite": series.suite or parts[0],
+                    # a companion series is listed with its benchmark, whatever suite stored it
+                    "suite": base.split("/")[0] if kind else series.suite or parts[0],
                     "group": parts[1] if len(parts) > 2 else "",
                     "variant": "/".join(parts[2:]) if len(parts) > 2 else parts[-1],
                     "unit": series.unit,
                     "dir": series.direction,
+                    **({"of": base, "series": kind} if kind else {}),
                 },
             )
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -395,8 +409,10 @@ def derive(history: SiteHistory) -> SiteData:
                     "dir": meta["dir"],
                     "runners": list(last),
                     "last": last,
+                    **{k: meta[k] for k in ("of", "series") if k in meta},
                 }
             )
+        _link_companions(listed)
         payloads[file] = (f"{suite}/{group}", "{" + ",".join(chunks) + "}")
         entry = {"name": group, "key": f"{suite}/{group}", "file": file, "benches": listed}
         if bucket:
