@@ -1,6 +1,6 @@
 import pytest
 
-from asyncio_patterns import http, server
+from asyncio_patterns import http, loopback, server
 from asyncio_patterns.runner import run
 
 PERIODS = [0.05, 0.05, 0.05]
@@ -46,4 +46,4 @@ def test_nothing_leaves_loopback(url):
 
 def test_loopback_urls_are_accepted():
     for url in ("http://127.0.0.1:1", "http://localhost:1", "http://[::1]:1", "http://127.1.2.3"):
-        assert http.check_url(url) == url
+        assert loopback.check_url(url) == url

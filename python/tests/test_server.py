@@ -4,7 +4,7 @@ import urllib.error
 
 import pytest
 
-from asyncio_patterns import http, server
+from asyncio_patterns import http, loopback, server
 from asyncio_patterns.server import port_is_closed, process_is_gone
 
 
@@ -28,18 +28,18 @@ def test_the_server_exits_when_its_parent_closes_stdin():
 
 
 def test_the_server_answers_the_period_and_refuses_nonsense(http_server):
-    with http.open_url(f"{http_server.url}/sleep?period=0.001") as response:
+    with loopback.open_url(f"{http_server.url}/sleep?period=0.001") as response:
         assert response.read() == b"0.001"
     for query in ("", "?period=x", "?period=-1", "?period=100"):
         with pytest.raises(urllib.error.HTTPError) as err:
-            http.open_url(f"{http_server.url}/sleep{query}")
+            loopback.open_url(f"{http_server.url}/sleep{query}")
         assert err.value.code == 400
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "10.1.2.3", "example.com"])
 def test_the_server_binds_loopback_only(host):
     with pytest.raises(ValueError, match="loopback"):
-        server.require_loopback(host)
+        loopback.require_loopback(host)
     done = subprocess.run(
         [sys.executable, "-m", "asyncio_patterns.server", "--host", host],
         capture_output=True,

@@ -8,29 +8,10 @@ its default ``trust_env=False``.
 from __future__ import annotations
 
 import asyncio
-import urllib.request
-from http.client import HTTPResponse
-from urllib.parse import urlsplit
 
 import aiohttp
 
-from asyncio_patterns.server import require_loopback
-
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-def check_url(url: str) -> str:
-    """``url`` if it is http(s) to a loopback host; ValueError otherwise."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{url!r} is not an http URL")
-    require_loopback(parts.hostname)
-    return url
-
-
-def open_url(url: str, data: bytes | None = None, timeout: float = 30.0) -> HTTPResponse:
-    """urllib ``urlopen`` on a loopback URL, bypassing any proxy settings."""
-    return _OPENER.open(check_url(url), data=data, timeout=timeout)
+from asyncio_patterns.loopback import check_url, open_url
 
 
 def sleep_request(url: str, period: float) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import ipaddress
 import json
 import os
 import select
@@ -24,6 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
+from asyncio_patterns.loopback import open_url, require_loopback
 from asyncio_patterns.probe import InFlight
 
 READY_PREFIX = "LISTENING "
@@ -62,18 +62,6 @@ def create_app() -> web.Application:
         ]
     )
     return app
-
-
-def require_loopback(host: str) -> str:
-    """``host`` if it is a loopback address or ``localhost``; ValueError otherwise."""
-    if host == "localhost":
-        return host
-    try:
-        if ipaddress.ip_address(host).is_loopback:
-            return host
-    except ValueError:
-        pass
-    raise ValueError(f"{host!r} is not a loopback address: this suite never leaves loopback")
 
 
 async def serve(host: str = "127.0.0.1", port: int = 0) -> None:
@@ -222,15 +210,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def stats(url: str) -> dict[str, Any]:
     """The server's overlap counters (``/stats``), fetched without any proxy."""
-    from asyncio_patterns.http import open_url
-
     with open_url(f"{url}/stats") as response:
         return json.loads(response.read())
 
 
 def reset_stats(url: str) -> None:
-    from asyncio_patterns.http import open_url
-
     with open_url(f"{url}/stats/reset", data=b""):
         pass
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
-from benchtrack import cli, publish
-from benchtrack.errors import EXIT_OK, BenchtrackError
+from benchtrack import detect, publish, site
+from benchtrack.detect import Config
+from benchtrack.errors import EXIT_OK
 
 NAME = "publish-site"
 HELP = "CI publish job: detect change points and build the dashboard on gh-pages, then push"
@@ -23,13 +25,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     def build(history: Path) -> None:
-        detect = ["detect", str(history), "--write"]
+        # What `benchtrack detect HISTORY --write [--summary F]` and `benchtrack site HISTORY`
+        # do, through the library: a command does not reach back up to the CLI's entry point.
+        report = detect.analyse(history, Config(), write=True)
+        for note in report.notes:
+            print(f"benchtrack publish-site: note: {note}", file=sys.stderr)
+        for s in report.skipped:
+            print(
+                f"benchtrack publish-site: {s['runner']} {s['series']}: {s['reason']}",
+                file=sys.stderr,
+            )
         if args.summary:
-            detect += ["--summary", args.summary]
-        for argv in (detect, ["site", str(history)]):
-            code = cli.main(argv)
-            if code != EXIT_OK:
-                raise BenchtrackError(f"benchtrack {' '.join(argv)} exited {code}")
+            md = detect.markdown(report.changes, report.new, skipped=len(report.skipped))
+            with Path(args.summary).open("a", encoding="utf-8") as f:
+                f.write(md + "\n")
+        with site.open_history(str(history)) as opened:
+            site.build_site(opened, history)
 
     print(publish.publish_site(Path.cwd(), Path("target/bench/gh-pages-site").resolve(), build))
     return EXIT_OK

@@ -25,12 +25,13 @@ import contextlib
 import math
 import os
 import select
-import signal
 import statistics
 import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from benchtrack.gate.processes import stop_group
 
 TAIL_LINES = 30
 
@@ -187,14 +188,7 @@ class Worker:
 
     def stop(self) -> None:
         """SIGTERM to the worker's process group, SIGKILL after 5 s."""
-        for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, None)):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, sig)
-            try:
-                self.proc.wait(timeout=wait)
-                break
-            except subprocess.TimeoutExpired:
-                continue
+        stop_group(self.proc)
         self._close()
 
     def _close(self) -> None:

@@ -8,13 +8,11 @@ per round: the median of that round's samples.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import math
 import os
 import re
 import shutil
-import signal
 import statistics
 import string
 import subprocess
@@ -28,6 +26,7 @@ from pathlib import Path
 from benchtrack.errors import BadInput
 from benchtrack.gate import lockstep
 from benchtrack.gate.config import Suite
+from benchtrack.gate.processes import stop_group
 from benchtrack.gate.worktree import Checkout
 from benchtrack.ingest import HARNESSES
 
@@ -157,26 +156,14 @@ def shell(
         try:
             code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _stop_group(proc)
+            stop_group(proc)
             out.write(f"\nbenchtrack gate: timed out after {timeout:g} s\n")
             code = 124
         except BaseException:
-            _stop_group(proc)
+            stop_group(proc)
             raise
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     return code, "\n".join(lines[-TAIL_LINES:])
-
-
-def _stop_group(proc: subprocess.Popen) -> None:
-    """SIGTERM to the command's whole process group, then SIGKILL what is left after 5 s."""
-    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, None)):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def parse_raw(suite: Suite, raw: Path):

@@ -1,0 +1,28 @@
+"""The data flows one way: the CLI entry point dispatches to commands, which use the library;
+no command reaches back up to `benchtrack.cli` (publish-site once did, to run two others)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+COMMANDS = Path(__file__).resolve().parents[1] / "src" / "benchtrack" / "commands"
+
+
+def _imported(path: Path) -> set[str]:
+    """Every module `path` imports, at any depth (function-level imports included)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    return found
+
+
+def test_no_command_imports_the_cli() -> None:
+    modules = sorted(COMMANDS.glob("*.py"))
+    assert len(modules) > 10
+    offenders = [p.name for p in modules if "benchtrack.cli" in _imported(p)]
+    assert offenders == []
