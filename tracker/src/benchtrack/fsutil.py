@@ -9,7 +9,40 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
+from benchtrack.errors import BadInput
+
 Piece = bytes | bytearray | memoryview | tuple[int, int]  # a tuple: (offset, length) of `source`
+
+
+def output_file(flag: str, path: Path | str | None) -> Path | None:
+    """`path` if a file can be written there, checked before a command does any work: an
+    existing directory, or a parent that is a file or not writable, is bad input (exit 2)
+    naming `flag`, rather than a traceback after minutes of measuring. None passes through."""
+    if path is None:
+        return None
+    path = Path(path)
+    if path.is_dir():
+        raise BadInput(flag, None, "a file path, not a directory", str(path))
+    parent = next((p for p in [path.parent, *path.parent.parents] if p.exists()), Path("."))
+    if not parent.is_dir():
+        raise BadInput(flag, None, f"a path whose parent {parent} is a directory", str(path))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise BadInput(
+            flag, None, f"a path under a writable directory ({parent} is not)", str(path)
+        )
+    return path
+
+
+def output_dir(flag: str, path: Path | str) -> Path:
+    """`path` if it is, or can be made, a directory: checked before any work (see output_file)."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise BadInput(flag, None, "a directory, not a file", str(path))
+    if not path.exists():
+        output_file(flag, path)
+    elif not os.access(path, os.W_OK | os.X_OK):
+        raise BadInput(flag, None, "a writable directory", str(path))
+    return path
 
 
 def atomic_write(

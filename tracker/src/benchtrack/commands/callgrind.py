@@ -13,6 +13,7 @@ from pathlib import Path
 
 from benchtrack import callgrind
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, BadInput
+from benchtrack.fsutil import output_file
 
 NAME = "callgrind"
 HELP = "Count the instructions of each benchmark: a harness in count mode under callgrind"
@@ -35,8 +36,7 @@ def run(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise BadInput("command", None, "a harness command after --", "nothing")
-    if args.out.is_dir():
-        raise BadInput(args.out, None, "a file path for the raw JSON", "a directory")
+    output_file("--out", args.out)
     if args.iters < 1:
         raise BadInput("--iters", None, "a positive whole number", args.iters)
     try:

@@ -12,6 +12,7 @@ import orjson
 from benchtrack import detect
 from benchtrack.detect.config import Config
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput
+from benchtrack.fsutil import output_file
 from benchtrack.report import terminal
 
 NAME = "detect"
@@ -59,6 +60,8 @@ def _config(args: argparse.Namespace) -> Config:
 
 
 def run(args: argparse.Namespace) -> int:
+    output_file("--out", args.out)
+    output_file("--summary", args.summary)
     history = args.history_opt or args.history
     if not history:
         raise BadInput("benchtrack detect", "HISTORY", "a history directory or git ref")

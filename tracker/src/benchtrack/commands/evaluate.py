@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import atomic_write
+from benchtrack.fsutil import atomic_write, output_file
 from benchtrack.gate import aa, config, worktree
 from benchtrack.gate import evaluate as ev
 
@@ -43,6 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     root = worktree.repo_root(Path.cwd())
     cfg = config.load(args.config or root / config.CONFIG_NAME)
+    output_file("--markdown", args.markdown)
     if args.prs < 10:
         raise BadInput("--prs", None, "at least 10 pseudo-PRs", args.prs)
     for flag, x in (("--threshold", args.threshold), ("--alpha", args.alpha)):

@@ -11,7 +11,7 @@ import orjson
 from rich.console import Console
 
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import atomic_write
+from benchtrack.fsutil import atomic_write, output_dir
 from benchtrack.gate import config, render, worktree
 from benchtrack.gate.outcome import analyse
 from benchtrack.gate.rounds import interleave, toolchain_pins
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if base_sha == head_sha:
         say("[yellow]warning:[/] base and head are the same commit (an A/A run)")
-    out_dir = args.out or root / "target" / "bench" / "gate"
+    out_dir = output_dir("--out", args.out or root / "target" / "bench" / "gate")
     logs = root / "target" / "gate" / "logs"
     made: list[worktree.Checkout] = []  # inside the try: a cancel while adding head removes base
     failures: list = []

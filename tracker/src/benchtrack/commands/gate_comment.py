@@ -8,7 +8,7 @@ from pathlib import Path
 
 from benchtrack import gate_comment
 from benchtrack.errors import EXIT_OK
-from benchtrack.fsutil import atomic_write
+from benchtrack.fsutil import atomic_write, output_file
 
 NAME = "gate-comment"
 HELP = "Render the PR comment from gate artifacts (gate-<size>/gate.json), validating them as data"
@@ -21,6 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    output_file("--out", args.out)
     body, sizes = gate_comment.comment(args.artifacts, args.run_url)
     atomic_write(args.out, body)
     print(f"gate-comment: {sizes} runner size(s) -> {args.out}")

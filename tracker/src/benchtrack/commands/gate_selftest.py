@@ -12,7 +12,7 @@ import orjson
 from rich.console import Console
 
 from benchtrack.errors import BadInput, BenchmarkFailed
-from benchtrack.fsutil import atomic_write
+from benchtrack.fsutil import atomic_write, output_dir, output_file
 from benchtrack.gate import worktree
 from benchtrack.report import terminal
 from benchtrack.selftest import branch, check, report
@@ -54,6 +54,9 @@ def gate_args(args: argparse.Namespace) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     say = lambda msg: console.print(f"[dim]gate-selftest:[/] {msg}", highlight=False)  # noqa: E731
+    output_file("--summary", args.summary)
+    if args.out is not None:
+        output_dir("--out", args.out)
     root = worktree.repo_root(Path.cwd())
     home = root / "target" / "gate" / "selftest"
     out = (args.out or home).resolve()

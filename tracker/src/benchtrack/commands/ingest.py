@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK
+from benchtrack.fsutil import output_file
 from benchtrack.ingest import HARNESSES, ingest
 from benchtrack.runner import detect_commit, detect_runner, now_utc, parse_cpus
 
@@ -45,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    output_file("--out", args.out)
     cpus = parse_cpus(args.runner_cpus, "--runner-cpus") if args.runner_cpus else None
     runner = detect_runner(args.runner_label, cpus)
     git = detect_commit(args.commit)

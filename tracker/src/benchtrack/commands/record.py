@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.console import Console
 
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, BadInput
-from benchtrack.fsutil import atomic_write
+from benchtrack.fsutil import atomic_write, output_file
 from benchtrack.gate import aa, config, worktree
 from benchtrack.gate.rounds import interleave, toolchain_pins
 from benchtrack.machine_load import LoadMeter
@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     say = lambda msg: console.print(f"[dim]record-aa:[/] {msg}", highlight=False)  # noqa: E731
     if args.rounds < 3:
         raise BadInput("--rounds", None, "at least 3 rounds", args.rounds)
+    output_file("--out", args.out)  # before minutes of measuring, not after
     root = worktree.repo_root(Path.cwd())
     cfg = config.load(args.config or root / config.CONFIG_NAME)
     suites = cfg.select(args.suite)
