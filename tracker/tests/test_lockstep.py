@@ -360,6 +360,18 @@ def test_seconds_budget_stops_adding_pairs(tmp_path: Path) -> None:
     assert time.monotonic() - t0 < 10
 
 
+def test_seconds_per_benchmark_take_the_longest_matching_glob(tmp_path: Path) -> None:
+    names = ["t/quiet", "t/spread/a", "t/z"]
+    workers = pair_of(tmp_path, [bench(n) for n in names], [bench(n) for n in names])
+    by = (("t/*", 0.05), ("t/spread/*", 0.6))  # t/spread/a: both match, the longer wins
+    plan = lockstep.Plan(pairs=1000, seconds=5.0, step=0.01, seconds_by=by)
+    assert [plan.seconds_for(n) for n in names] == [0.05, 0.6, 0.05]
+    assert plan.seconds_for("other/x") == 5.0
+    out = lockstep.measure(workers, plan, flip=False, timeout=60)
+    n = {b.name: len(b.samples["base"]) for b in out.benchmarks}
+    assert n["t/quiet"] < n["t/spread/a"] and n["t/z"] < n["t/spread/a"]
+
+
 def test_a_head_doing_twice_the_work_measures_about_twice_as_slow(tmp_path: Path) -> None:
     base = [bench("t/work", work=WORK)]
     head = [bench("t/work", work=2 * WORK)]
@@ -435,6 +447,17 @@ def test_lockstep_times_steps_only() -> None:
     with pytest.raises(BadInput, match=r"suites\.ls\.series") as caught:
         parse(_cfg(series="instructions"), "benchtrack.toml")
     assert caught.value.field == "suites.ls.series" and caught.value.got == "instructions"
+
+
+def test_pair_seconds_may_be_a_table_of_globs() -> None:
+    table = {"*": 0.8, "ls/noisy/*": 2.0, "ls/quiet": 0.25}
+    s = parse(_cfg(pair_seconds=table), "benchtrack.toml").suites["ls"]
+    assert s.pair_seconds == 0.8 and s.pair_seconds_by == {"ls/noisy/*": 2.0, "ls/quiet": 0.25}
+    without_default = parse(_cfg(pair_seconds={"ls/x": 2}), "benchtrack.toml").suites["ls"]
+    assert without_default.pair_seconds == 1.0
+    with pytest.raises(BadInput) as caught:
+        parse(_cfg(pair_seconds={"ls/x": "long"}), "benchtrack.toml")
+    assert caught.value.field == "suites.ls.pair_seconds.'ls/x'"
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,8 @@
     adapter = "lockstep"                       # `command` is a step worker; no `raw`
     command = "bash scripts/bench-python-step.sh"
     pairs = 30                                 # pairs per benchmark per round, at most
-    pair_seconds = 1.0                         # no new pair after this long (at least 5)
+    pair_seconds = 1.0                         # no new pair after this long (at least 5); or
+                                               # per benchmark: { "*" = 1.0, "python/x/*" = 2.0 }
 
     [suites.rust-instructions]                 # a second series of the same benchmarks
     series = "instructions"                    # their key: "<name> (instructions)"
@@ -74,6 +75,7 @@ class Suite:
     # adapter "lockstep": `command` is a step worker (gate/lockstep.py), no raw output
     pairs: int = 30  # pairs per benchmark per round, at most
     pair_seconds: float = 1.0  # per benchmark per round: no new pair after it
+    pair_seconds_by: dict[str, float] = field(default_factory=dict)  # glob -> seconds
 
     @property
     def lockstep(self) -> bool:
@@ -214,7 +216,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
             series=series,
             rounds=v.integer(s["rounds"], f"{where}.rounds", 3) if "rounds" in s else None,
             pairs=v.integer(s.get("pairs", 30), f"{where}.pairs", 5),
-            pair_seconds=v.number(s.get("pair_seconds", 1.0), f"{where}.pair_seconds", 0.01, 600),
+            **_pair_seconds(v, s.get("pair_seconds", 1.0), f"{where}.pair_seconds"),
         )
         if adapter == "lockstep" and series != "time":
             raise BadInput(source, f"{where}.series", '"time" (lockstep suites time steps)', series)
@@ -226,6 +228,15 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
     )
     cfg.select(None)  # validates gate.suites against the tables
     return cfg
+
+
+def _pair_seconds(v: _V, x: Any, where: str) -> dict[str, Any]:
+    """`pair_seconds`: a number, or a table of globs on benchmark names (the longest match
+    wins; "*" the default) to numbers."""
+    if not isinstance(x, dict):
+        return {"pair_seconds": v.number(x, where, 0.01, 600)}
+    by = {str(k): v.number(s, f"{where}.{k!r}", 0.01, 600) for k, s in x.items()}
+    return {"pair_seconds": by.pop("*", 1.0), "pair_seconds_by": by}
 
 
 class _V:

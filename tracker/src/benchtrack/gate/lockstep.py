@@ -22,6 +22,7 @@ End of output (the process exits) ends the list.
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import math
 import os
 import select
@@ -206,6 +207,13 @@ class Plan:
     seconds: float = 1.0  # per benchmark and round, both sides: stop adding pairs after it
     min_pairs: int = 5  # even when a step takes longer than the budget allows
     step: float = 0.01  # seconds a step aims at (n calls timed together)
+    # Per benchmark (glob on its name, the longest match wins): more time where the pairs
+    # spread most, less where a few already agree.
+    seconds_by: tuple[tuple[str, float], ...] = ()
+
+    def seconds_for(self, name: str) -> float:
+        hits = [(glob, s) for glob, s in self.seconds_by if fnmatch.fnmatchcase(name, glob)]
+        return max(hits, key=lambda hit: len(hit[0]))[1] if hits else self.seconds
 
 
 @dataclass
@@ -269,9 +277,10 @@ def _pairs(
     n = max(1, round(plan.step / single)) if single > 0 else 1
     stepped = Stepped(first.name, first.unit)
     sides = list(workers)
+    budget = plan.seconds_for(first.name)
     started = time.monotonic()
     for p in range(plan.pairs):
-        if p >= plan.min_pairs and time.monotonic() - started > plan.seconds:
+        if p >= plan.min_pairs and time.monotonic() - started > budget:
             break
         order = sides if (p % 4 in (0, 3)) != flip else sides[::-1]
         for side in order:

@@ -288,7 +288,11 @@ def _lockstep(
             log = _round_log(logs, rnd, co.side, suite)
             env = envs[suite.name, co.side]
             workers[co.side] = lockstep.Worker(co.side, suite.command, co.path, env, log, cpu)
-        plan = lockstep.Plan(pairs=suite.pairs, seconds=suite.pair_seconds)
+        plan = lockstep.Plan(
+            pairs=suite.pairs,
+            seconds=suite.pair_seconds,
+            seconds_by=tuple(suite.pair_seconds_by.items()),
+        )
         flip = order[0].side == "head"
         result = lockstep.measure(workers, plan, flip=flip, timeout=suite.timeout)
     except lockstep.WorkerFailed as e:  # measure() has stopped both workers
