@@ -165,6 +165,26 @@ def test_new_removed_and_failed(tmp_path):
     assert code == 3  # a benchmark failed to run: it could hide a regression
 
 
+def test_one_figure_a_run_is_never_judged(tmp_path):
+    """A harness's single summary figure (libtest, BMF) has no noise to judge a change by:
+    a 20 % drop is inconclusive, not a regression."""
+
+    def single(doc: ResultDocument) -> ResultDocument:
+        first = dataclasses.replace(
+            doc.benchmarks[0], samples=(doc.benchmarks[0].value,), ci=(doc.benchmarks[0].value,) * 2
+        )
+        return dataclasses.replace(doc, benchmarks=(first, *doc.benchmarks[1:]))
+
+    base = single(base_doc())
+    head = scaled(base, "rust/streams/async_next", 0.8)
+    row = {r.name: r for r in compare_documents(base, head).rows}["rust/streams/async_next"]
+    assert row.verdict == stats.INCONCLUSIVE and "one figure per run" in (row.note or "")
+    code = main(
+        ["compare", str(write(tmp_path, "b.json", base)), str(write(tmp_path, "h.json", head))]
+    )
+    assert code == 0
+
+
 def _error(name: str):
     from benchtrack.result import BenchError
 

@@ -182,8 +182,8 @@ PERL_BAD = [
     ("absurd", perl_doc(b0__samples=[1e300] * 5), "benchmarks[0].value", "plausible"),
     ("few", perl_doc(b0__samples=[1, 2, 3]), "benchmarks[0].samples", "at least 5"),
     ("no unit", perl_doc(b0__unit=None), "benchmarks[0].unit", "missing"),
-    ("bad unit", perl_doc(b0__unit="tasks"), "benchmarks[0].unit", "<thing>/s"),
-    ("name", perl_doc(b0__name="perl/x y/z"), "benchmarks[0].name", "without spaces"),
+    ("bad unit", perl_doc(b0__unit="KB"), "benchmarks[0].unit", "need direction smaller"),
+    ("name", perl_doc(b0__name="perl/x\ny"), "benchmarks[0].name", "without control"),
 ]
 
 
@@ -276,9 +276,9 @@ def test_criterion_bad_home(tmp_path, capsys):
         ),
         (
             "benchmark.json",
-            lambda d: d.__setitem__("group_id", "a b"),
+            lambda d: d.__setitem__("group_id", "a\nb"),
             "group_id/function_id/value_str",
-            "spaces",
+            "without control characters",
         ),
     ],
 )
@@ -290,6 +290,19 @@ def test_criterion_bad_files(tmp_path, capsys, file, edit, field, expected):
     edit(data)
     target.write_text(json.dumps(data))
     assert_bad(capsys, tmp_path, "criterion", home, f"{target}: {field}: expected", expected)
+
+
+def test_criterion_ids_are_kept_as_written(tmp_path, capsys):
+    home = tmp_path / "home"
+    shutil.copytree(FIXTURES / "criterion", home)
+    target = sorted(home.rglob("new/benchmark.json"))[0]
+    data = json.loads(target.read_text())
+    data["group_id"], data["function_id"], data["value_str"] = "my group", "f[x]", "8/real"
+    target.write_text(json.dumps(data))
+    out = tmp_path / "out.json"
+    code, err = ingest(capsys, "criterion", home, "--out", out)
+    assert code == 0, err
+    assert "rust/my group/f[x]/8/real" in ResultDocument.load(out).by_name()
 
 
 def test_criterion_truncated_file(tmp_path, capsys):

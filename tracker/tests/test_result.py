@@ -97,14 +97,20 @@ BAD = [
     ("benchmarks.0.value", ..., "benchmarks[0].value", "missing"),
     ("benchmarks.0.samples.2", -1.0, "benchmarks[0].samples[2]", "positive finite"),
     ("benchmarks.0.samples", [1.0, 2.0, 3.0, 4.0], "benchmarks[0].samples", "at least 5"),
+    ("benchmarks.0.samples", [], "benchmarks[0].samples", "or 1: a harness's single summary"),
     ("benchmarks.0.ci", [4.96e8, 4.99e8], "benchmarks[0].ci", "lo <= value"),
-    ("benchmarks.0.unit", "items", "benchmarks[0].unit", "<thing>/s"),
-    ("benchmarks.0.unit", "KB", "benchmarks[0].unit", "direction smaller"),
-    ("benchmarks.1.unit", "items/s", "benchmarks[1].unit", "one of"),
+    ("benchmarks.0.unit", "KB", "benchmarks[0].unit", "need direction smaller"),
+    ("benchmarks.0.unit", "ns", "benchmarks[0].unit", "need direction smaller"),
+    ("benchmarks.0.unit", "instructions/item", "benchmarks[0].unit", "need direction smaller"),
+    ("benchmarks.0.unit", "items\n/s", "benchmarks[0].unit", "without control characters"),
+    ("benchmarks.1.unit", "items/s", "benchmarks[1].unit", "throughputs need direction bigger"),
     ("benchmarks.1.direction", "down", "benchmarks[1].direction", "bigger"),
-    ("benchmarks.0.name", "rust/streams", "benchmarks[0].name", "<suite>/<group>/<variant>"),
-    ("benchmarks.0.name", "rust/a/b/c/d", "benchmarks[0].name", "<suite>/<group>/<variant>"),
-    ("benchmarks.0.name", "rust/my group/x", "benchmarks[0].name", "without spaces"),
+    ("benchmarks.0.name", "rust/", "benchmarks[0].name", "'<suite>/<name as the harness"),
+    ("benchmarks.0.name", "rust", "benchmarks[0].name", "'<suite>/<name as the harness"),
+    ("benchmarks.0.name", "rust/a\tb", "benchmarks[0].name", "without control characters"),
+    ("benchmarks.0.name", "rust/a\n", "benchmarks[0].name", "without control characters"),
+    ("benchmarks.0.name", "rust/a\u2028b", "benchmarks[0].name", "without control characters"),
+    ("benchmarks.0.name", "rust/a\x85", "benchmarks[0].name", "without control characters"),
     ("benchmarks.0.name", "python/streams/x", "benchmarks[0].name", "'rust/'"),
     ("benchmarks.1.name", "rust/streams/async_next", "benchmarks[1].name", "unique"),
     ("benchmarks.0.params", {"x": [1]}, "benchmarks[0].params", "scalar"),
@@ -131,6 +137,38 @@ def test_bad_field_names_file_field_and_expectation(path, value, field, expected
     assert message.startswith(f"target/bench/results/rust.json: {field}: expected ")
     assert expected in message
     assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "rust/streams",  # the harness's part may be one segment...
+        "rust/a/b/c/d",  # ...or several
+        "rust/my group/x",
+        "rust/test_x[10-async]",  # pytest's parametrised id
+        "rust/BM_Foo/8/real_time",  # Google Benchmark's
+        "rust/über/ü 100% (x)",
+        "rust/../..//",
+    ],
+)
+def test_names_are_kept_as_the_harness_wrote_them(name):
+    doc = ResultDocument.from_dict(mutated("benchmarks.0.name", name), "r.json")
+    assert doc.benchmarks[0].name == name
+    assert ResultDocument.from_dict(doc.to_dict(), "r.json").benchmarks[0].name == name
+
+
+@pytest.mark.parametrize(
+    ("unit", "direction"), [("items", "bigger"), ("allocs", "smaller"), ("Percent", "bigger")]
+)
+def test_a_unit_of_no_known_direction_takes_the_declared_one(unit, direction):
+    data = mutated("benchmarks.0.unit", unit)
+    data["benchmarks"][0]["direction"] = direction
+    assert ResultDocument.from_dict(data, "r.json").benchmarks[0].direction == direction
+
+
+def test_one_summary_figure_is_a_benchmark():
+    data = mutated("benchmarks.0.samples", [495000000.0])
+    assert ResultDocument.from_dict(data, "r.json").benchmarks[0].samples == (495000000.0,)
 
 
 def test_empty_suite_without_errors_is_bad_but_with_errors_is_a_result():

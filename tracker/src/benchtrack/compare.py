@@ -13,7 +13,7 @@ from pathlib import Path
 
 from benchtrack import stats
 from benchtrack.errors import BadInput
-from benchtrack.result import BenchError, Benchmark, Commit, ResultDocument
+from benchtrack.result import COUNT_UNIT_RE, BenchError, Benchmark, Commit, ResultDocument
 
 NEW, REMOVED, FAILED = "new", "removed", "failed"
 # Display and summary order: what needs attention first.
@@ -113,6 +113,9 @@ def compare_documents(
         elif (b.unit, b.direction) != (h.unit, h.direction):
             note = f"was {b.unit} ({b.direction} is better), now {h.unit} ({h.direction})"
             rows.append(Row(name, b, h, note=note))
+        elif _single_figure(b) or _single_figure(h):
+            note = "one figure per run (the harness kept no samples): no noise to judge a change by"
+            rows.append(Row(name, b, h, note=note))
         else:
             compared.append((name, b, h))
     changes = stats.compare_many(
@@ -128,3 +131,9 @@ def compare_documents(
         head_commit=head.commit if head else None,
         rows=tuple(rows),
     )
+
+
+def _single_figure(bench: Benchmark) -> bool:
+    """A harness's one summary figure (libtest, BMF, ...): a bootstrap of it would call any
+    difference beyond noise. Instruction counts repeat run to run, so one count is enough."""
+    return len(bench.samples) == 1 and not COUNT_UNIT_RE.match(bench.unit)

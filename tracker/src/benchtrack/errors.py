@@ -49,5 +49,6 @@ class BenchmarkFailed(BenchtrackError):
 
 
 def _short(value: object, limit: int = 80) -> str:
-    text = value if isinstance(value, str) else repr(value)
+    # repr for text a terminal would not show as is (a newline would split the one-line message)
+    text = value if isinstance(value, str) and value.isprintable() else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"

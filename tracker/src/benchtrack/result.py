@@ -34,17 +34,34 @@ SMALLER_UNITS = frozenset({"B", "KB", "MB", "GB", "KiB", "MiB", "GiB", "ns", "us
 # Instruction counts per unit of work (benchtrack.callgrind), e.g. "instructions/item".
 COUNT_UNIT_RE = re.compile(r"^instructions/[A-Za-z][A-Za-z0-9_ \-]*$")
 
-_SEGMENT = r"[A-Za-z0-9_.,:=+\-]+"
-NAME_RE = re.compile(rf"^({_SEGMENT})/({_SEGMENT})/({_SEGMENT})(/{_SEGMENT})?$")
-# An error may name a whole group (`rust/walk`) when a bench binary died before its benchmarks.
-ERROR_NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT}){{1,3}}$")
+# A name is `<suite>/<the name as the harness wrote it>`: the harness's part verbatim (spaces,
+# brackets, slashes, unicode: `python/test_x[10-async]`, `googlebenchmark/BM_Foo/8/real_time`),
+# only control characters and line breaks refused (they break one-line reports and the history's
+# JSON readers' tooltips). The suite prefix keeps two suites' equal names apart in one data.js
+# and is how the history and the dashboard tell a series' suite. Where a name becomes a path,
+# file or URL fragment it goes through benchtrack.names.
+NAME_RE = re.compile(r"^([a-z0-9][a-z0-9_\-]*)/([^\x00-\x1f\x7f-\x9f\u2028\u2029]+)\Z")
+# An error names a benchmark or a whole group (`rust/walk`, a bench binary that died early).
+ERROR_NAME_RE = NAME_RE
 # A companion series of a benchmark, stored beside it: `<name> (instructions)`, its instruction
 # count (benchtrack.companion). Its document's suite is `<suite>-instructions`.
 COMPANION_SERIES = ("instructions",)
 COMPANION_RE = re.compile(rf"^(.*) \(({'|'.join(COMPANION_SERIES)})\)$")
 THROUGHPUT_UNIT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ \-]*/s$")
+CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 COMMIT_ID_RE = re.compile(r"^[0-9a-f]{40}$")
 SUITE_RE = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
+
+
+def smaller_unit(unit: str) -> bool:
+    """A unit that is smaller-is-better whatever the harness says: a size, a time, a count."""
+    return unit in SMALLER_UNITS or bool(COUNT_UNIT_RE.match(unit))
+
+
+def direction_of_unit(unit: str) -> str:
+    """The direction we read into a unit when a format does not say: throughputs `<thing>/s`
+    bigger, everything else (times, sizes, `allocs/op`, counts) smaller."""
+    return "bigger" if THROUGHPUT_UNIT_RE.match(unit) else "smaller"
 
 
 def slug(text: str) -> str:
@@ -337,13 +354,11 @@ class _Validator:
         base = companion.group(1) if companion else name
         match = (ERROR_NAME_RE if error else NAME_RE).match(base)
         if not match:
-            shape = (
-                "<suite>/<group>[/<variant>[/<param>]]"
-                if error
-                else "<suite>/<group>/<variant>[/<param>]"
-            )
             raise self.fail(
-                f"{where}.name", f"a name {shape} without spaces, or it + ' (instructions)'", name
+                f"{where}.name",
+                "a name '<suite>/<name as the harness wrote it>' without control characters, "
+                "or it + ' (instructions)'",
+                name,
             )
         # `<name> (<series>)` belongs in the document of suite `<suite>-<series>`, and only there.
         owner = f"{match.group(1)}-{companion.group(2)}" if companion else match.group(1)
@@ -358,16 +373,22 @@ class _Validator:
         if direction not in DIRECTIONS:
             raise self.fail(f"{where}.direction", '"bigger" or "smaller"', direction)
         unit = self.text(data, "unit", where)
-        if direction == "bigger" and not THROUGHPUT_UNIT_RE.match(unit):
+        if CONTROL_RE.search(unit):
+            raise self.fail(f"{where}.unit", "a unit without control characters", unit)
+        # A unit whose direction is known must have it (a size read as a throughput is a bug);
+        # any other unit (`allocs`, a custom tool's `Percent`) takes the direction declared.
+        if direction == "bigger" and smaller_unit(unit):
             raise self.fail(
                 f"{where}.unit",
-                "a throughput unit '<thing>/s' (sizes like KB need direction smaller)",
+                "a throughput unit '<thing>/s' or another unit (sizes, times and instruction "
+                "counts like this one need direction smaller)",
                 unit,
             )
-        if direction == "smaller" and unit not in SMALLER_UNITS and not COUNT_UNIT_RE.match(unit):
+        if direction == "smaller" and THROUGHPUT_UNIT_RE.match(unit):
             raise self.fail(
                 f"{where}.unit",
-                f"one of {', '.join(sorted(SMALLER_UNITS))} or instructions/<thing>",
+                f"one of {', '.join(sorted(SMALLER_UNITS))}, instructions/<thing> or another "
+                "unit that is not a throughput '<thing>/s' (throughputs need direction bigger)",
                 unit,
             )
         if COMPANION_RE.match(name) and not COUNT_UNIT_RE.match(unit):
@@ -375,10 +396,15 @@ class _Validator:
         value = self.number(self.get(data, "value", where), f"{where}.value")
         raw_samples = self.get(data, "samples", where)
         # Instruction counts repeat run to run: their spread is judged across rounds, not samples.
-        least = 1 if COUNT_UNIT_RE.match(unit) else MIN_SAMPLES
-        if not isinstance(raw_samples, list) or len(raw_samples) < least:
-            got = len(raw_samples) if isinstance(raw_samples, list) else raw_samples
-            raise self.fail(f"{where}.samples", f"a list of at least {least} samples", got)
+        # Otherwise at least MIN_SAMPLES, or exactly 1: a harness that reports one summary figure
+        # (libtest, BMF, a single `go test` run); 2-4 is a sampling run cut short.
+        counts = bool(COUNT_UNIT_RE.match(unit))
+        n = len(raw_samples) if isinstance(raw_samples, list) else 0
+        if not isinstance(raw_samples, list) or not n or (not counts and 1 < n < MIN_SAMPLES):
+            got = n if isinstance(raw_samples, list) else raw_samples
+            least = "at least 1 sample" if counts else f"at least {MIN_SAMPLES} samples"
+            single = "" if counts else " (or 1: a harness's single summary figure)"
+            raise self.fail(f"{where}.samples", f"a list of {least}{single}", got)
         samples = tuple(self.number(s, f"{where}.samples[{i}]") for i, s in enumerate(raw_samples))
         raw_ci = self.get(data, "ci", where)
         if not isinstance(raw_ci, list) or len(raw_ci) != 2:
@@ -406,7 +432,7 @@ def _names_of(suite: str) -> str:
     """The benchmark names a document of `suite` holds, for a complaint."""
     base, _, series = suite.rpartition("-")
     if base and series in COMPANION_SERIES:
-        return f"a name '{base}/<group>/<variant>[/<param>] ({series})' (suite '{suite}')"
+        return f"a name '{base}/<name> ({series})' (suite '{suite}')"
     return f"a name starting with the suite '{suite}/'"
 
 

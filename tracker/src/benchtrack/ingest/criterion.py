@@ -21,7 +21,7 @@ from typing import Any
 
 from benchtrack.errors import BadInput
 from benchtrack.ingest import Parsed, need, positive_numbers, read_json
-from benchtrack.result import NAME_RE, check_benchmark
+from benchtrack.result import CONTROL_RE, check_benchmark
 
 SUITE = "rust"
 NS_PER_S = 1e9
@@ -50,13 +50,11 @@ def _benchmark(new: Path, home: Path, metas: dict[str, dict[str, Any]], where: s
     info = read_json(bench_file)
     group = need(info, "group_id", bench_file, "", "criterion's group id")
     parts = [SUITE, group, info.get("function_id"), info.get("value_str")]
+    # criterion's id as it wrote it (`group/function/value`), spaces and all
     name = "/".join(str(p) for p in parts if p not in (None, ""))
-    if not NAME_RE.match(name):
+    if CONTROL_RE.search(name):
         raise BadInput(
-            bench_file,
-            "group_id/function_id/value_str",
-            "a criterion id <group>/<variant>[/<param>] without spaces or extra slashes",
-            name,
+            bench_file, "group_id/function_id/value_str", "an id without control characters", name
         )
     meta = _meta(home, group, metas)
     per_iter, unit = _throughput(info.get("throughput"), meta, bench_file)
