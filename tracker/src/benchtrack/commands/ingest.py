@@ -1,4 +1,4 @@
-"""`benchtrack ingest {criterion|pytest|perl} PATH --out FILE`: harness output -> result document.
+"""`benchtrack ingest HARNESS PATH --out FILE`: a harness's output -> result document.
 
 Exit 0 when written; 3 (after writing) when the document records benchmarks that failed to run;
 2 on bad input, with nothing written.
@@ -39,9 +39,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "path",
         type=Path,
-        help="criterion's home dir, pytest-benchmark's JSON, or the Perl runner's JSON",
+        help="criterion's home dir, or the harness's output file (JSON; libtest's and go test's "
+        "text)",
     )
     parser.add_argument("--out", type=Path, required=True, help="result document to write")
+    parser.add_argument(
+        "--suite",
+        help="suite of the document (libtest, gotest, googlebenchmark, custom*, bmf; default: "
+        "the harness's name, 'custom' for both custom tools)",
+    )
     add_metadata_arguments(parser)
 
 
@@ -50,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     cpus = parse_cpus(args.runner_cpus, "--runner-cpus") if args.runner_cpus else None
     runner = detect_runner(args.runner_label, cpus)
     git = detect_commit(args.commit)
-    doc = ingest(args.harness, args.path, git.commit, runner, now_utc())
+    doc = ingest(args.harness, args.path, git.commit, runner, now_utc(), args.suite)
     doc.dump(args.out)
     dirty = " (working tree has uncommitted changes)" if git.dirty else ""
     print(

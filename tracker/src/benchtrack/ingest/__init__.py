@@ -3,6 +3,11 @@
 An adapter knows one harness's files and nothing else. It returns `Parsed` (suite, benchmarks,
 errors); `ingest()` adds the commit and runner and validates the whole document, so every
 result document leaving here has passed `ResultDocument.from_dict`'s checks.
+
+This repository's harnesses (criterion, pytest, perl, callgrind) name their own suite. The
+adapters for what other projects run (libtest, gotest, googlebenchmark, the custom JSON of
+github-action-benchmark, Bencher's BMF) have a `DEFAULT_SUITE` and take `--suite`; each of their
+benchmarks is `<suite>/<the name as the harness wrote it>`.
 """
 
 from __future__ import annotations
@@ -13,7 +18,18 @@ from pathlib import Path
 from typing import Any
 
 from benchtrack.errors import BadInput
-from benchtrack.result import BenchError, Benchmark, Commit, ResultDocument, Runner, parse_json
+from benchtrack.result import (
+    MIN_SAMPLES,
+    SUITE_RE,
+    BenchError,
+    Benchmark,
+    Commit,
+    ResultDocument,
+    Runner,
+    check_benchmark,
+    parse_json,
+)
+from benchtrack.stats import median_ci
 
 # harness name (the CLI word) -> module under benchtrack.ingest
 HARNESSES = {
@@ -21,6 +37,10 @@ HARNESSES = {
     "pytest": "pytest",
     "perl": "perl",
     "callgrind": "callgrind",
+    # github-action-benchmark's tool names: the direction is in the name
+    "customBiggerIsBetter": "custom",
+    "customSmallerIsBetter": "custom",
+    "bmf": "bmf",
 }
 
 
@@ -32,12 +52,26 @@ class Parsed:
 
 
 def ingest(
-    harness: str, path: str | Path, commit: Commit, runner: Runner, created: str
+    harness: str,
+    path: str | Path,
+    commit: Commit,
+    runner: Runner,
+    created: str,
+    suite: str | None = None,
 ) -> ResultDocument:
     if harness not in HARNESSES:
         raise BadInput("harness", None, f"one of {', '.join(HARNESSES)}", harness)
     module = importlib.import_module(f"benchtrack.ingest.{HARNESSES[harness]}")
-    parsed: Parsed = module.parse(Path(path))
+    default = getattr(module, "DEFAULT_SUITE", None)
+    if default is None:
+        if suite is not None:
+            raise BadInput("--suite", None, f"no --suite for {harness}: it names its own suite")
+        parsed: Parsed = module.parse(Path(path))
+    else:
+        suite = default if suite is None else suite
+        if not SUITE_RE.match(suite):
+            raise BadInput("--suite", None, "a lowercase suite name like 'gotest'", suite)
+        parsed = module.parse(Path(path), suite, harness)
     doc = ResultDocument(
         suite=parsed.suite,
         created=created,
@@ -95,3 +129,65 @@ def errors_of(doc: Any, source: Path) -> list[BenchError]:
         message = need(error, "message", source, f"errors[{i}]", "why it failed")
         out.append(BenchError(str(name), str(message)))
     return out
+
+
+def read_text(path: Path) -> str:
+    """A harness's text output (libtest, go test); missing, a directory or not UTF-8 is BadInput."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise BadInput(path, None, "a harness output file (not found)") from None
+    except IsADirectoryError:
+        raise BadInput(path, None, "a text file, not a directory") from None
+    except UnicodeDecodeError as e:
+        raise BadInput(path, None, f"UTF-8 text (byte {e.start} is not)") from None
+    except OSError as e:
+        raise BadInput(path, None, f"a readable file ({e.strerror})") from None
+
+
+def figures_benchmark(
+    name: str,
+    unit: str,
+    direction: str,
+    runs: list[float],
+    source: Path,
+    where: str,
+    suite: str,
+    *,
+    spread: tuple[float, float] | None = None,
+    params: dict[str, Any] | None = None,
+    more_runs: str = "",
+) -> Benchmark:
+    """One benchmark from a harness's figures: several runs are samples (median, bootstrap CI,
+    as for this repository's suites); one run is the harness's summary figure, its `ci` the
+    harness's own spread (`spread`) or none. 2-4 runs are refused: too few to bootstrap."""
+    if len(runs) == 1:
+        value = runs[0]
+        lo, hi = spread or (value, value)
+        ci = (min(lo, value), max(hi, value))
+    elif len(runs) >= MIN_SAMPLES:
+        value, ci = median_ci(runs)
+    else:
+        raise BadInput(
+            source,
+            where,
+            f"1 run or at least {MIN_SAMPLES} runs of {name!r} (too few to bootstrap){more_runs}",
+            len(runs),
+        )
+    data: dict[str, Any] = {
+        "name": name,
+        "unit": unit,
+        "value": value,
+        "ci": list(ci),
+        "samples": runs,
+    }
+    if direction != "bigger":
+        data["direction"] = direction
+    if params:
+        data["params"] = params
+    return check_benchmark(data, suite, source, where)
+
+
+def spread_around(value: float, half: float) -> tuple[float, float]:
+    """`value ± half` as bounds that stay positive (a spread wider than the value itself)."""
+    return (value - half if value - half > 0 else value * 1e-9, value + half)
