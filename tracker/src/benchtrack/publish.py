@@ -15,17 +15,16 @@ actions/checkout configured (a clone of our own would not have them):
 
 from __future__ import annotations
 
-import random
 import shutil
 import subprocess
 import tarfile
-import time
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
 
 import orjson
 
+from benchtrack import git
 from benchtrack.errors import BadInput, BenchtrackError
 from benchtrack.export import check_one_run, merged_benchmarks
 from benchtrack.history import open_store
@@ -52,33 +51,33 @@ class Plan:
         return out
 
 
-def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
-    if check and done.returncode != 0:
-        raise PublishError(f"git {' '.join(args)} failed in {repo}: {done.stderr.strip()}")
-    return done
+def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    try:
+        return git.run(repo, *args, check=check)
+    except git.GitError as e:  # the publish job's own error (exit 2, nothing of ours pushed)
+        raise PublishError(str(e)) from None
 
 
 def fetch_branch(repo: Path, remote: str = "origin", branch: str = BRANCH) -> None:
     """Make the local `branch` equal the remote's, creating the remote branch when it is new."""
-    if not git(repo, "ls-remote", "--heads", remote, branch).stdout.strip():
-        empty_tree = git(repo, "hash-object", "-t", "tree", "-w", "--stdin").stdout.strip()
-        root = git(repo, "commit-tree", empty_tree, "-m", "Create gh-pages for benchtrack")
+    if not _git(repo, "ls-remote", "--heads", remote, branch).stdout.strip():
+        empty_tree = _git(repo, "hash-object", "-t", "tree", "-w", "--stdin").stdout.strip()
+        root = _git(repo, "commit-tree", empty_tree, "-m", "Create gh-pages for benchtrack")
         # Racing publishers: whoever pushes second is rejected and fetches the winner's branch.
-        git(repo, "push", remote, f"{root.stdout.strip()}:refs/heads/{branch}", check=False)
-    git(repo, "fetch", "--no-tags", remote, f"+refs/heads/{branch}:refs/heads/{branch}")
+        _git(repo, "push", remote, f"{root.stdout.strip()}:refs/heads/{branch}", check=False)
+    _git(repo, "fetch", "--no-tags", remote, f"+refs/heads/{branch}:refs/heads/{branch}")
 
 
 def snapshot(repo: Path, branch: str, dest: Path) -> Path:
     """The branch's files in `dest`, read-only use: the action must be able to switch to it."""
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
-    if not git(repo, "ls-tree", "--name-only", branch).stdout.strip():
+    if not _git(repo, "ls-tree", "--name-only", branch).stdout.strip():
         return dest  # a new, empty branch: git archive writes nothing tarfile can read
-    archive = subprocess.run(
-        ["git", "archive", "--format=tar", branch], cwd=repo, capture_output=True, check=True
-    ).stdout
-    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+    archive = git.raw(repo, "archive", "--format=tar", branch)
+    if archive.returncode != 0:
+        raise PublishError(f"git archive {branch} failed in {repo}: {archive.stderr.decode()}")
+    with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
         tar.extractall(dest, filter="data")
     return dest
 
@@ -131,39 +130,40 @@ def publish_site(repo: Path, work: Path, build, attempts: int = 5) -> str:
     """Build derived files on the newest gh-pages with `build(dir)`, commit, push; return status.
 
     `build` writes change points and the dashboard into the directory it is given. A data.js it
-    would change is refused: only the action and `benchtrack append` write those.
+    would change is refused: only the action and `benchtrack append` write those. A push that
+    loses a race starts over from the new tip (everything written here is derived).
     """
-    for attempt in range(1, attempts + 1):
+    status = ""
+
+    def attempt(_: int) -> str | None:
+        nonlocal status
         fetch_branch(repo)
-        git(repo, "worktree", "remove", "--force", str(work), check=False)
+        _git(repo, "worktree", "remove", "--force", str(work), check=False)
         shutil.rmtree(work, ignore_errors=True)
-        git(repo, "worktree", "prune")
-        git(repo, "worktree", "add", "--detach", str(work), BRANCH)
+        _git(repo, "worktree", "prune")
+        _git(repo, "worktree", "add", "--detach", str(work), BRANCH)
         try:
             build(work)
-            git(work, "add", "-A")
-            changed = git(work, "diff", "--cached", "--name-only").stdout.split()
+            _git(work, "add", "-A")
+            changed = _git(work, "diff", "--cached", "--name-only").stdout.split()
             touched = [name for name in changed if name.endswith("/data.js")]
             if touched:
                 raise PublishError(f"the site build changed {touched[0]}; refusing to publish")
             if not changed:
-                return "dashboard unchanged"
-            git(
-                work,
-                "-c",
-                "user.name=benchtrack",
-                "-c",
-                "user.email=benchtrack@users.noreply.github.com",
-                "commit",
-                "-q",
-                "-m",
-                "benchtrack: dashboard and change points",
-            )
-            pushed = git(work, "push", "origin", f"HEAD:refs/heads/{BRANCH}", check=False)
-            if pushed.returncode == 0:
-                return f"dashboard published ({len(changed)} files)"
-            error = pushed.stderr.strip()
+                status = "dashboard unchanged"
+                return None
+            _git(work, "commit", "-q", "-m", "benchtrack: dashboard and change points")
+            pushed = _git(work, "push", "origin", f"HEAD:refs/heads/{BRANCH}", check=False)
+            status = f"dashboard published ({len(changed)} files)"
+            return None if pushed.returncode == 0 else pushed.stderr
         finally:
-            git(repo, "worktree", "remove", "--force", str(work), check=False)
-        time.sleep(min(8.0, 0.5 * 2**attempt) * random.uniform(0.5, 1.0))
-    raise PublishError(f"push to {BRANCH} rejected {attempts} times: {error}")
+            _git(repo, "worktree", "remove", "--force", str(work), check=False)
+
+    git.push_with_retry(
+        attempt,
+        lambda stderr, n: PublishError(
+            f"push to {BRANCH} rejected {n} times: {git.what_the_remote_said(stderr)}"
+        ),
+        attempts=attempts,
+    )
+    return status

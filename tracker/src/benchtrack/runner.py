@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 import platform
 import re
-import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from benchtrack import git
 from benchtrack.errors import BadInput
 from benchtrack.result import Commit, Runner
 
@@ -88,12 +88,7 @@ class GitState:
 
 
 def _git(repo: Path, *args: str) -> str:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(repo), *args], capture_output=True, text=True, check=False
-        )
-    except FileNotFoundError:
-        raise BadInput("git", None, "git on PATH to read the commit (or pass --commit)") from None
+    done = git.run(repo, *args, check=False)
     if done.returncode != 0:
         raise BadInput(
             repo, f"git {' '.join(args)}", "a git repository with that commit", done.stderr.strip()

@@ -17,13 +17,13 @@ from __future__ import annotations
 import io
 import itertools
 import math
-import subprocess
 import tarfile
 import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from benchtrack import git
 from benchtrack.errors import BadInput
 from benchtrack.history import DirStore, History, open_store
 from benchtrack.history import Series as HistorySeries
@@ -62,19 +62,13 @@ def _open(spec: str | Path) -> History:
     text = str(spec)
     if text.startswith("git:") or Path(text).exists():
         return open_store(text).read()
-    ok = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", f"{text}^{{commit}}"],
-        capture_output=True,
-        check=False,
-    )
+    ok = git.run(".", "rev-parse", "--verify", "--quiet", f"{text}^{{commit}}", check=False)
     if ok.returncode != 0:
         expected = "a history directory, a branch of this repository or git:<url>#<branch>"
         raise BadInput(text, None, expected)
     # The ref's bench/ into a scratch directory, read there by the history package's reader.
     with tempfile.TemporaryDirectory(prefix="benchtrack-detect-") as tmp:
-        archive = subprocess.run(
-            ["git", "archive", "--format=tar", text, "bench"], capture_output=True, check=False
-        )
+        archive = git.raw(".", "archive", "--format=tar", text, "bench")
         if archive.returncode != 0:
             raise BadInput(
                 text,

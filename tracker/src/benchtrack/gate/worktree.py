@@ -9,15 +9,11 @@ unless kept; caches stay (target/ is ignored by git).
 from __future__ import annotations
 
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchtrack.errors import BadInput, BenchtrackError
-
-
-class GitError(BenchtrackError):
-    """git itself failed (not a user mistake we can name a field for): exit 2."""
+from benchtrack import git
+from benchtrack.errors import BadInput
 
 
 @dataclass(frozen=True)
@@ -30,17 +26,8 @@ class Checkout:
     cache: Path
 
 
-def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=False
-    )
-    if check and proc.returncode != 0:
-        raise GitError(f"git {' '.join(args)} failed in {repo}: {proc.stderr.strip()}")
-    return proc
-
-
 def repo_root(start: Path) -> Path:
-    proc = git(start, "rev-parse", "--show-toplevel", check=False)
+    proc = git.run(start, "rev-parse", "--show-toplevel", check=False)
     if proc.returncode != 0:
         raise BadInput(start, None, "a directory inside a git repository")
     return Path(proc.stdout.strip())
@@ -48,24 +35,24 @@ def repo_root(start: Path) -> Path:
 
 def resolve(repo: Path, ref: str, flag: str) -> tuple[str, str]:
     """(sha, subject) of `ref`; an unknown ref is bad input naming the flag."""
-    proc = git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
+    proc = git.run(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
     if proc.returncode != 0 or not proc.stdout.strip():
         raise BadInput(flag, None, "a git ref naming a commit in " + str(repo), ref)
     sha = proc.stdout.strip()
-    subject = git(repo, "log", "-1", "--format=%s", sha).stdout.strip()
+    subject = git.run(repo, "log", "-1", "--format=%s", sha).stdout.strip()
     return sha, subject
 
 
 def dirty_paths(repo: Path) -> list[str]:
     """Uncommitted changes in the user's tree (they are not measured: the gate compares commits)."""
-    out = git(repo, "status", "--porcelain", "--untracked-files=no").stdout
+    out = git.run(repo, "status", "--porcelain", "--untracked-files=no").stdout
     return [line[3:] for line in out.splitlines() if line.strip()]
 
 
 def registered(repo: Path) -> dict[Path, list[str]]:
     """The worktrees git knows of: path -> its attribute lines (`detached`, `locked ...`, ...)."""
     found: dict[Path, list[str]] = {}
-    for block in git(repo, "worktree", "list", "--porcelain").stdout.split("\n\n"):
+    for block in git.run(repo, "worktree", "list", "--porcelain").stdout.split("\n\n"):
         lines = block.splitlines()
         if lines and lines[0].startswith("worktree "):
             found[Path(lines[0].removeprefix("worktree "))] = lines[1:]
@@ -77,19 +64,19 @@ def checkout(repo: Path, side: str, ref: str, sha: str, subject: str) -> Checkou
     root = repo / "target" / "gate"
     path, cache = root / "worktrees" / side, root / "cache" / side
     cache.mkdir(parents=True, exist_ok=True)
-    git(repo, "worktree", "prune")
+    git.run(repo, "worktree", "prune")
     attributes = registered(repo).get(path.resolve())
     # A gate killed while git was adding a worktree leaves it locked ("initializing"), which
     # `prune` keeps and `add --force` refuses: such a one is discarded, never reused.
     whole = attributes is not None and not any(a.startswith("locked") for a in attributes)
     if whole and path.is_dir():
-        git(path, "checkout", "--quiet", "--detach", "--force", sha)
-        git(path, "clean", "-fdq")  # untracked leftovers; ignored build output (target/) stays
+        git.run(path, "checkout", "--quiet", "--detach", "--force", sha)
+        git.run(path, "clean", "-fdq")  # untracked leftovers; ignored build output (target/) stays
     else:
         discard(repo, path)
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            git(repo, "worktree", "add", "--quiet", "--detach", "--force", str(path), sha)
+            git.run(repo, "worktree", "add", "--quiet", "--detach", "--force", str(path), sha)
         except BaseException:  # SIGTERM (SystemExit) mid-add included: leave nothing half-made
             discard(repo, path)
             raise
@@ -99,11 +86,11 @@ def checkout(repo: Path, side: str, ref: str, sha: str, subject: str) -> Checkou
 def discard(repo: Path, path: Path) -> None:
     """Remove the worktree at `path` and git's record of it, locked or half-made alike."""
     # --force twice removes a locked worktree too (git-worktree(1)); the directory may be gone.
-    git(repo, "worktree", "remove", "--force", "--force", str(path), check=False)
+    git.run(repo, "worktree", "remove", "--force", "--force", str(path), check=False)
     if path.exists():
         shutil.rmtree(path, ignore_errors=True)
     _forget_half_made(repo, path)
-    git(repo, "worktree", "prune", check=False)
+    git.run(repo, "worktree", "prune", check=False)
 
 
 def _forget_half_made(repo: Path, path: Path) -> None:
@@ -116,7 +103,7 @@ def _forget_half_made(repo: Path, path: Path) -> None:
     """
     if path.exists():
         return
-    proc = git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir", check=False)
+    proc = git.run(repo, "rev-parse", "--path-format=absolute", "--git-common-dir", check=False)
     admin_root = Path(proc.stdout.strip()) / "worktrees"
     if proc.returncode != 0 or not admin_root.is_dir():
         return

@@ -11,30 +11,17 @@ ends at once with PublishFailed; so does running out of attempts. The inputs are
 
 from __future__ import annotations
 
-import os
-import random
 import shutil
-import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from benchtrack import git
 from benchtrack.errors import BadInput, BenchtrackError
 from benchtrack.history.append import APPENDED, NewEntry, Outcome
 from benchtrack.history.dirstore import DirStore
 from benchtrack.history.model import History
-
-# Words git prints when the remote refused for a reason a retry will not change.
-_PERMANENT = (
-    "hook declined",
-    "permission",
-    "denied",
-    "authentication failed",
-    "not found",
-    "access rights",
-)
 
 
 class PublishFailed(BenchtrackError):
@@ -81,63 +68,61 @@ class GitStore:
     @contextmanager
     def _checkout(self) -> Iterator[tuple[Path, bool]]:
         with _tempdir() as work:
-            _git(work, "init", "-q")
+            git.out(work, "init", "-q")
             exists = self._fetch(work)
             if exists:
-                _git(work, "checkout", "-q", "-f", "--detach", "FETCH_HEAD")
+                git.out(work, "checkout", "-q", "-f", "--detach", "FETCH_HEAD")
             yield work, exists
 
     # -- writing ---------------------------------------------------------------------------------
     def append(self, entries: list[NewEntry], now_ms: int | None = None) -> list[Outcome]:
-        self.retries = 0
+        outcomes: list[Outcome] = []
         with _tempdir() as work:
-            _git(work, "init", "-q")
-            last_error = ""
-            for attempt in range(self.attempts):
-                exists = self._fetch(work)
-                if exists:
-                    _git(work, "checkout", "-q", "-f", "--detach", "FETCH_HEAD")
+            git.out(work, "init", "-q")
+
+            def attempt(i: int) -> str | None:
+                nonlocal outcomes
+                if self._fetch(work):
+                    git.out(work, "checkout", "-q", "-f", "--detach", "FETCH_HEAD")
                 else:  # first publish: an orphan branch with only the history in it
-                    _git(work, "checkout", "-q", "-f", "--orphan", f"benchtrack-{attempt}")
-                    _git(work, "read-tree", "--empty")
-                _git(work, "clean", "-q", "-f", "-d", "-x")
+                    git.out(work, "checkout", "-q", "-f", "--orphan", f"benchtrack-{i}")
+                    git.out(work, "read-tree", "--empty")
+                git.out(work, "clean", "-q", "-f", "-d", "-x")
                 store = DirStore(work, self.spec)
                 outcomes = store.append(entries, now_ms)
                 written = sorted(
                     {store.relpath(o.runner_key) for o in outcomes if o.status == APPENDED}
                 )
                 if not written:
-                    return outcomes  # everything already recorded: nothing to push
-                _git(work, "add", "--", *written)
-                _git(work, "commit", "-q", "-m", _message(outcomes))
-                pushed, last_error = self._push(work)
-                if pushed:
-                    return outcomes
-                if any(word in last_error.lower() for word in _PERMANENT):
-                    raise PublishFailed(self._refused(last_error, attempt + 1))
-                self.retries += 1
-                if attempt + 1 < self.attempts:  # full jitter: rivals spread out, no lockstep
-                    time.sleep(random.uniform(0, min(self.max_backoff, self.backoff * 2**attempt)))
-            raise PublishFailed(self._refused(last_error, self.attempts))
+                    return None  # everything already recorded: nothing to push
+                git.out(work, "add", "--", *written)
+                git.out(work, "commit", "-q", "-m", _message(outcomes))
+                done = git.run(
+                    work, "push", "-q", self.url, f"HEAD:refs/heads/{self.branch}", check=False
+                )
+                return None if done.returncode == 0 else done.stderr
+
+            self.retries = git.push_with_retry(
+                attempt,
+                lambda stderr, n: PublishFailed(self._refused(stderr, n)),
+                attempts=self.attempts,
+                backoff=self.backoff,
+                max_backoff=self.max_backoff,
+            )
+        return outcomes
 
     def _refused(self, stderr: str, attempts: int) -> str:
-        # What the remote said (hook output, "[remote rejected] ... (reason)"), not git's hints.
-        lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
-        said = [ln for ln in lines if ln.startswith(("remote:", "!", "error:", "fatal:"))]
-        tail = " | ".join((said or lines)[-6:])
         return (
             f"{self.spec}: the remote did not accept the history after {attempts} attempt(s): "
-            f"{tail or 'push failed'}; nothing was lost (the result documents are unchanged, "
-            "re-run the append)"
+            f"{git.what_the_remote_said(stderr)}; nothing was lost (the result documents are "
+            "unchanged, re-run the append)"
         )
-
-    def _push(self, work: Path) -> tuple[bool, str]:
-        done = _run(work, "push", "-q", self.url, f"HEAD:refs/heads/{self.branch}")
-        return done.returncode == 0, done.stderr
 
     # -- plumbing --------------------------------------------------------------------------------
     def _remote_has_branch(self, work: Path) -> bool:
-        done = _run(work, "ls-remote", "--heads", self.url, f"refs/heads/{self.branch}")
+        done = git.run(
+            work, "ls-remote", "--heads", self.url, f"refs/heads/{self.branch}", check=False
+        )
         if done.returncode != 0:
             raise BadInput(self.spec, None, "a reachable git remote", done.stderr.strip())
         return bool(done.stdout.strip())
@@ -146,7 +131,9 @@ class GitStore:
         """Fetch the branch tip into FETCH_HEAD; False if the remote has no such branch."""
         if not self._remote_has_branch(work):
             return False
-        done = _run(work, "fetch", "-q", "--depth", "1", self.url, f"refs/heads/{self.branch}")
+        done = git.run(
+            work, "fetch", "-q", "--depth", "1", self.url, f"refs/heads/{self.branch}", check=False
+        )
         if done.returncode != 0:
             if "couldn't find remote ref" in done.stderr:
                 return False  # deleted between ls-remote and fetch
@@ -170,37 +157,6 @@ def _message(outcomes: list[Outcome]) -> str:
     commits = sorted({o.commit_id[:12] for o in done})
     keys = sorted({o.runner_key for o in done})
     return f"benchtrack: add results of {', '.join(commits)} on {', '.join(keys)}"
-
-
-_IDENTITY = {
-    "GIT_AUTHOR_NAME": "benchtrack",
-    "GIT_AUTHOR_EMAIL": "benchtrack@users.noreply.github.com",
-    "GIT_COMMITTER_NAME": "benchtrack",
-    "GIT_COMMITTER_EMAIL": "benchtrack@users.noreply.github.com",
-}
-
-
-def _env() -> dict[str, str]:
-    env = {**_IDENTITY, **os.environ}  # the caller's identity wins when it has one
-    env["GIT_TERMINAL_PROMPT"] = "0"  # fail instead of asking for credentials
-    return env
-
-
-def _run(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", "-C", str(work), "-c", "commit.gpgsign=false", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=_env(),
-    )
-
-
-def _git(work: Path, *args: str) -> str:
-    done = _run(work, *args)
-    if done.returncode != 0:
-        raise BenchtrackError(f"git {' '.join(args)} failed in {work}: {done.stderr.strip()}")
-    return done.stdout
 
 
 @contextmanager

@@ -7,8 +7,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchtrack import git
 from benchtrack.gate import worktree
-from benchtrack.gate.worktree import GitError, git
+from benchtrack.git import GitError
 from benchtrack.selftest.patches import PATCHES, Patch, apply
 
 BRANCH = "gate-selftest"
@@ -31,18 +32,18 @@ def prepare(root: Path, dest: Path, ref: str = "HEAD", patches: tuple[Patch, ...
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:
         # --no-local: a real copy, so nothing done in the clone reaches the user's repository.
-        git(root, "clone", "--no-local", "--quiet", "--no-checkout", str(root), str(dest))
-        if git(dest, "cat-file", "-e", f"{base}^{{commit}}", check=False).returncode != 0:
+        git.run(root, "clone", "--no-local", "--quiet", "--no-checkout", str(root), str(dest))
+        if git.run(dest, "cat-file", "-e", f"{base}^{{commit}}", check=False).returncode != 0:
             raise GitError(f"the clone in {dest} lacks {base} (not reachable from a ref?)")
-        git(dest, "checkout", "--quiet", "-B", BRANCH, base)
+        git.run(dest, "checkout", "--quiet", "-B", BRANCH, base)
         for patch in patches:
             apply(patch, dest)
         files = tuple(sorted({p.path for p in patches}))
-        git(dest, "add", "--", *files)
+        git.run(dest, "add", "--", *files)
         n = sum(len(p.slows) for p in patches)
         message = f"gate-selftest: {n} benchmarks or groups slowed by 5, 10 or 20%"
         # No hooks, no signing: the commit is a fixture, made the same way on every machine.
-        git(
+        git.run(
             dest,
             *AUTHOR,
             "-c",
@@ -53,7 +54,7 @@ def prepare(root: Path, dest: Path, ref: str = "HEAD", patches: tuple[Patch, ...
             "-m",
             message,
         )
-        head = git(dest, "rev-parse", "HEAD").stdout.strip()
+        head = git.run(dest, "rev-parse", "HEAD").stdout.strip()
     except BaseException:
         discard(dest)
         raise
