@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# CI bench job: every suite on this runner size (pinned with taskset when BENCH_TASKSET is set),
-# result documents in target/bench/results/, the table in the job summary. The publish job appends.
+# CI bench job: every suite on this runner size, wall time and instruction counts (pinned with
+# taskset when BENCH_TASKSET is set), result documents in target/bench/results/, the table in the
+# job summary. The publish job appends.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/tools.sh
@@ -9,7 +10,9 @@ cd "$(dirname "$0")/.." || exit 2
 pin=()
 [ -n "${BENCH_TASKSET:-}" ] && pin=(taskset -c "$BENCH_TASKSET")
 suites=()
-[ -n "${BENCH_SUITES:-}" ] && suites=(--suite "$BENCH_SUITES")  # default: every suite
+# default: every suite, the instruction counts (rust-instructions, ...) included: they are the
+# history's quiet series (tracker/DETECT.md, "History noise")
+[ -n "${BENCH_SUITES:-}" ] && suites=(--suite "$BENCH_SUITES")
 mkdir -p target/bench
 "${pin[@]}" uv run --frozen benchtrack bench-local --no-history "${suites[@]}" --markdown \
   > target/bench/summary.md

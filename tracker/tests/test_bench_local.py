@@ -28,7 +28,11 @@ if os.environ.get("FAIL_SUITE") == suite:
     print("boom: the suite crashed", file=sys.stderr)
     sys.exit(1)
 raw = Path("target/bench/raw")
-if suite == "rust":
+if suite.endswith("-instructions"):  # a count script: benchtrack callgrind's output
+    lang = suite.removesuffix("-instructions")
+    (raw / suite).mkdir(parents=True, exist_ok=True)
+    shutil.copy(fixtures / "callgrind" / f"{lang}.json", raw / suite / f"{lang}.json")
+elif suite == "rust":
     shutil.copytree(fixtures / "criterion", raw / "rust")
 else:
     name = {"python": "pytest", "perl": "perl"}[suite]
@@ -64,25 +68,35 @@ def bench_local(*args: str) -> int:
     return main(["bench-local", "--raw-command", command, *args])
 
 
+SUITES = ("rust", "python", "perl", "rust-instructions", "python-instructions", "perl-instructions")
+
+
 def test_first_run_then_compare_with_it(repo, capsys):
     key = f"local-{affinity_cpus()}cpu"
     assert bench_local() == 0
     out = capsys.readouterr().out
-    assert out.count("no previous local run") == 3
-    for suite in ("rust", "python", "perl"):
+    assert out.count("no previous local run") == len(SUITES)
+    for suite in SUITES:
         doc = ResultDocument.load(repo / "target/bench/results" / f"{suite}.json")
         assert doc.runner.key == key and doc.benchmarks and not doc.errors
         assert (repo / ".bench/last" / key / f"{suite}.json").is_file()
-        assert "profile quick" in (repo / "target/bench/logs" / key / f"{suite}.log").read_text()
+        profile = "count" if suite == "python-instructions" else "quick"
+        assert (
+            f"profile {profile}" in (repo / "target/bench/logs" / key / f"{suite}.log").read_text()
+        )
     data_js = repo / ".bench/history/bench" / key / "data.js"
     assert data_js.read_text().startswith("window.BENCHMARK_DATA")
     assert "dashboard:" in out or "not built" in out
 
-    assert bench_local("--suite", "perl,rust", "--profile", "full") == 0
+    assert bench_local("--suite", "perl,rust,perl-instructions", "--profile", "full") == 0
     out = capsys.readouterr().out
     assert "no previous local run" not in out
     assert "unchanged" in out and "regressed" not in out
     assert "profile full" in (repo / "target/bench/logs" / key / "perl.log").read_text()
+    # counts keep their own sizes: a full-size run under callgrind would take ~50x as long
+    assert (
+        "profile quick" in (repo / "target/bench/logs" / key / "perl-instructions.log").read_text()
+    )
 
 
 def test_a_failing_suite_is_reported_and_the_others_run(repo, capsys, monkeypatch):
@@ -165,3 +179,32 @@ def test_a_slower_rerun_is_shown_but_judging_is_left_to_the_gate(repo, capsys, m
     assert bench_local("--suite", "perl") == 0
     out = capsys.readouterr().out
     assert "regressed" in out and "cargo make gate -- --base" in out
+
+
+def test_counts_are_stored_beside_each_benchmark_as_its_instructions_series(repo, capsys):
+    """The count suites' documents carry `<name> (instructions)` in suite `<lang>-instructions`,
+    counted with their own profile, and land in the same data.js as the wall time, in the
+    smaller-is-better entry."""
+    from benchtrack.history import open_store
+
+    key = f"local-{affinity_cpus()}cpu"
+    assert bench_local("--suite", "perl,perl-instructions,python-instructions") == 0
+    perl = ResultDocument.load(repo / "target/bench/results/perl.json")
+    counts = ResultDocument.load(repo / "target/bench/results/perl-instructions.json")
+    assert counts.suite == "perl-instructions"
+    names = {b.name for b in counts.benchmarks}
+    assert names and all(n.endswith(" (instructions)") for n in names)
+    assert {n.removesuffix(" (instructions)") for n in names} <= {b.name for b in perl.benchmarks}
+    assert all(
+        b.direction == "smaller" and b.unit.startswith("instructions/") for b in counts.benchmarks
+    )
+    logs = repo / "target/bench/logs" / key
+    assert "profile count" in (logs / "python-instructions.log").read_text()
+    assert "profile quick" in (logs / "perl-instructions.log").read_text()
+    history = open_store(repo / ".bench/history").read().runners[key]
+    series = history.series
+    for name in names:
+        assert series[name].direction == "smaller"
+        assert series[name.removesuffix(" (instructions)")].direction == "bigger"
+    assert "perl/coro/async/trivial" in series  # the wall-time name is unchanged
+    assert open_store(repo / ".bench/history").validate() == []

@@ -5,7 +5,8 @@ GitHub cannot be reached here, so the two third-party steps are stood in for: th
 github-action-benchmark step by `benchtrack append` (the same data.js format, checked against
 Node byte for byte in test_history_format.py) and the comment poster by reading the rendered
 comment. To keep this to minutes, the runs use the Python and Perl suites with a tiny filter
-(`BENCH_SUITES`, `BENCH_FILTER`); the Rust suite is covered by its own tests and the ingest tests.
+(`BENCH_SUITES`, `BENCH_FILTER`), wall time and instruction counts (real valgrind); the Rust suite
+is covered by its own tests and the ingest tests.
 """
 
 from __future__ import annotations
@@ -111,7 +112,7 @@ def bench_and_publish(world, name: str) -> None:
             BENCHTRACK_RUNNER_LABEL="ubuntu-latest",
             BENCHTRACK_RUNNER_CPUS=str(cpus),
             BENCH_TASKSET=taskset,
-            BENCH_SUITES="python,perl",
+            BENCH_SUITES="python,perl,python-instructions,perl-instructions",
             BENCH_FILTER=FILTER,
         )
         run(checkout, "cargo", "make", "bench-ci", env=env)
@@ -155,6 +156,11 @@ def test_two_pushes_on_two_runner_sizes(world, published):
     for key, _, _ in SIZES:
         found = entries(checkout, key)
         assert found[key] == [first, second]  # bigger-is-better entry, one point per push
+        # the counts, as each benchmark's companion series, in the smaller-is-better entry
+        assert found[f"{key} (smaller is better)"] == [first, second]
+        data = json.loads(branch_file(checkout, f"bench/{key}/data.js").split("=", 1)[1])
+        counted = {b["name"] for b in data["entries"][f"{key} (smaller is better)"][-1]["benches"]}
+        assert counted == {f"{SLOW} (instructions)", "perl/coro/async/trivial (instructions)"}
     assert "<html" in branch_file(checkout, "index.html").lower()
     assert (
         json.loads(branch_file(checkout, "bench/changes.json"))["schema"] == "benchtrack.changes/1"

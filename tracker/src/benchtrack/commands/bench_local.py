@@ -3,7 +3,9 @@
 For each runner size (this machine, or each `--cpus K` pinned with `taskset -c 0-(K-1)`) and each
 suite: run the suite's raw task (`cargo make bench-<suite>-raw`) with progress, ingest its output
 into a result document, compare it with the previous local run of the same runner key, then
-append everything to the local history and rebuild the dashboard there.
+append everything to the local history and rebuild the dashboard there. The `*-instructions`
+suites count each benchmark's instructions under callgrind (`cargo make bench-<lang>-count`) and
+store them as its companion series `<name> (instructions)` (benchtrack.companion).
 
 Where things go:
 - result documents: `target/bench/results/<suite>.json` (`.../<runner-key>/<suite>.json` with
@@ -30,6 +32,7 @@ from pathlib import Path
 from benchtrack import detect, site
 from benchtrack.commands.compare import add_report_arguments, exit_code, print_report
 from benchtrack.commands.ingest import add_metadata_arguments
+from benchtrack.companion import as_companion
 from benchtrack.compare import SuiteComparison, compare_documents
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput, BenchtrackError
 from benchtrack.history import new_entries, open_store
@@ -41,13 +44,44 @@ from benchtrack.runner import affinity_cpus, detect_commit, detect_runner, now_u
 NAME = "bench-local"
 HELP = "Run the suites here with progress, compare with the previous local run, keep history"
 
-# suite -> (ingest adapter, its raw output under target/bench/raw/)
-SUITES = {
-    "rust": ("criterion", Path("rust")),
-    "python": ("pytest", Path("python/pytest.json")),
-    "perl": ("perl", Path("perl/perl.json")),
-}
+
+@dataclass(frozen=True)
+class Suite:
+    adapter: str  # the ingest adapter
+    raw: Path  # its raw output under target/bench/raw/
+    command: str  # the default command producing it
+    profile: str | None = None  # a fixed BENCH_PROFILE (None: --profile)
+    companion: bool = False  # a companion series of `<lang>`'s benchmarks (benchtrack.companion)
+
+
 RAW_COMMAND = "cargo make bench-{suite}-raw"
+# Runs each counted benchmark takes (after a warm-up); the value stored is their median, so one
+# odd run (a thread pool's wake-ups) does not move it. tracker/bench/history-counts.toml records
+# the same pass.
+COUNT_ITERS = 3
+COUNT_COMMAND = "cargo make bench-{lang}-count -- --iters " + str(COUNT_ITERS)
+
+
+def _counts(lang: str, profile: str) -> Suite:
+    # Counts keep their own sizes whatever --profile says: under callgrind a full-size run takes
+    # ~50x its wall time, and a count needs no long run to be stable.
+    raw = Path(f"{lang}-instructions")
+    return Suite("callgrind", raw, COUNT_COMMAND.format(lang=lang), profile, companion=True)
+
+
+SUITES = {
+    "rust": Suite("criterion", Path("rust"), RAW_COMMAND),
+    "python": Suite("pytest", Path("python/pytest.json"), RAW_COMMAND),
+    "perl": Suite("perl", Path("perl/perl.json"), RAW_COMMAND),
+    # Instruction counts of every benchmark (Perl's RSS ones excepted: memory is not counted).
+    "rust-instructions": _counts("rust", "quick"),
+    "python-instructions": _counts("python", "count"),
+    "perl-instructions": _counts("perl", "quick"),
+}
+# Counts are on by default: on a shared machine they are the series whose change points mean
+# something (a CPU-bound benchmark's wall time spreads tens of %, its count ~1%), and the pass
+# costs a minute or two (tracker/README.md has the measurement).
+DEFAULT_SUITES = tuple(SUITES)
 RAW = Path("target/bench/raw")
 RESULTS = Path("target/bench/results")
 LOGS = Path("target/bench/logs")
@@ -58,8 +92,9 @@ HISTORY = Path(".bench/history")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--suite",
-        default=",".join(SUITES),
-        help=f"comma-separated suites to run (default {','.join(SUITES)})",
+        default=",".join(DEFAULT_SUITES),
+        help="comma-separated suites to run (default: all, rust,python,perl and their "
+        "instruction counts rust-instructions,python-instructions,perl-instructions)",
     )
     parser.add_argument(
         "--filter",
@@ -89,8 +124,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--raw-command",
-        default=RAW_COMMAND,
-        help=f"command run per suite to produce its raw output (default '{RAW_COMMAND}')",
+        help=f"command run per suite to produce its raw output, {{suite}} replaced (default "
+        f"'{RAW_COMMAND}'; counts: '{COUNT_COMMAND}')",
     )
     add_metadata_arguments(parser)
     add_report_arguments(parser)
@@ -179,17 +214,17 @@ def _measure(
     suite: str, runner: Runner, cpus: int | None, commit: Commit, args, out
 ) -> ResultDocument:
     """Run one suite and ingest what it wrote; a failure becomes the document's `errors`."""
-    adapter, raw = SUITES[suite]
-    raw = RAW / raw
+    spec = SUITES[suite]
+    raw = RAW / spec.raw
     if raw.is_dir():  # criterion's home: stale benchmarks of an earlier run must not pass as ours
         shutil.rmtree(raw)
     else:
         raw.unlink(missing_ok=True)
     log = LOGS / runner.key / f"{suite}.log"
-    command = shlex.split(args.raw_command.format(suite=suite))
+    command = shlex.split((args.raw_command or spec.command).format(suite=suite))
     if cpus is not None:
         command = ["taskset", "-c", f"0-{cpus - 1}", *command]
-    env = dict(os.environ, BENCH_PROFILE=args.profile)
+    env = dict(os.environ, BENCH_PROFILE=spec.profile or args.profile)
     env.pop("BENCH_FILTER", None)
     if args.filter:
         env["BENCH_FILTER"] = args.filter
@@ -198,7 +233,9 @@ def _measure(
     if rc != 0:
         failure = f"`{shlex.join(command)}` exited {rc} after {seconds:.0f}s; log: {log}"
     try:
-        doc = ingest(adapter, raw, commit, runner, now_utc())
+        doc = ingest(spec.adapter, raw, commit, runner, now_utc())
+        if spec.companion:
+            doc = as_companion(doc, raw)
     except BenchtrackError as error:
         # Without output there is nothing to ingest: the document records why.
         message = failure or f"its output could not be ingested: {error}"
