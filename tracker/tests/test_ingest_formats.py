@@ -6,6 +6,7 @@ naming file, field and expectation, nothing written."""
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
 import pytest
@@ -89,13 +90,6 @@ CUSTOM_BAD = [
     ),
     ("truncated", '[{"name": "a"', "expected valid JSON", ""),
 ]
-
-
-@pytest.mark.parametrize(
-    ("content", "where", "expected"), [c[1:] for c in CUSTOM_BAD], ids=[c[0] for c in CUSTOM_BAD]
-)
-def test_custom_bad_input(tmp_path, capsys, content, where, expected):
-    assert_bad(capsys, tmp_path, "customSmallerIsBetter", content, where, expected)
 
 
 def test_custom_unit_against_the_tools_direction(tmp_path, capsys):
@@ -193,13 +187,6 @@ BMF_BAD = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("content", "where", "expected"), [c[1:] for c in BMF_BAD], ids=[c[0] for c in BMF_BAD]
-)
-def test_bmf_bad_input(tmp_path, capsys, content, where, expected):
-    assert_bad(capsys, tmp_path, "bmf", content, where, expected)
-
-
 # --- shared ------------------------------------------------------------------------------------
 
 
@@ -229,3 +216,194 @@ def test_text_harnesses_unreadable(tmp_path, capsys, harness, content, expected)
     err = capsys.readouterr().err
     assert str(src) in err and expected in err and err.count("\n") == 1, err
     assert not out.parent.exists()
+
+
+# --- cargo bench (libtest) ---------------------------------------------------------------------
+
+
+def test_libtest_median_spread_and_mb_per_s(tmp_path, capsys):
+    src = FIXTURES / "libtest/libtest.txt"
+    doc = ingest(capsys, tmp_path, "libtest", src)
+    lines = [line for line in src.read_text().splitlines() if " ... bench:" in line]
+    assert len(lines) == 3 and doc.suite == "libtest"
+    by_name = doc.by_name()
+    for line in lines:
+        name = line.split(" ... ")[0].removeprefix("test ").strip()
+        median, _, rest = line.split("bench:")[1].strip().partition(" ns/iter (+/- ")
+        spread = float(rest.split(")")[0].replace(",", ""))
+        bench = by_name[f"libtest/{name}"]
+        value = float(median.replace(",", ""))
+        assert (bench.unit, bench.direction, bench.value) == ("ns/iter", "smaller", value)
+        assert bench.samples == (value,)
+        assert bench.ci == (pytest.approx(value - spread), pytest.approx(value + spread))
+    [copy] = [b for b in doc.benchmarks if b.name.endswith(" - MB/s")]
+    assert copy.name == "libtest/benches::bench_copy_4k - MB/s"
+    assert (copy.unit, copy.direction) == ("MB/s", "bigger")
+
+
+LIBTEST_LINE = "test a::b ... bench:       1,234 ns/iter (+/- 56)\n"
+LIBTEST_BAD = [
+    ("changed format", "test a::b ... bench:  fast (+/- 56)\n", "line 1", "as libtest prints"),
+    ("twice", LIBTEST_LINE * 2, "benchmarks[1].name", "unique"),
+]
+
+
+def test_libtest_failed_and_zero_are_errors(tmp_path, capsys):
+    src = tmp_path / "out.txt"
+    src.write_text(LIBTEST_LINE + "test a::c ... FAILED\ntest a::z ... bench: 0 ns/iter (+/- 0)\n")
+    out = tmp_path / "r.json"
+    assert main(["ingest", "libtest", str(src), "--out", str(out)]) == 3  # written, with errors
+    capsys.readouterr()
+    doc = ResultDocument.load(out)
+    assert [b.name for b in doc.benchmarks] == ["libtest/a::b"]
+    assert [e.name for e in doc.errors] == ["libtest/a::c", "libtest/a::z"]
+
+
+# --- go test -bench ----------------------------------------------------------------------------
+
+
+def _go_runs(src: Path, name: str, unit: str) -> list[float]:
+    """Every `<value> <unit>` pair of `name`'s result lines, read field by field."""
+    runs = []
+    for line in src.read_text().splitlines():
+        fields = line.split()
+        if fields and fields[0] == name:
+            runs += [float(v) for v, u in zip(fields[2::2], fields[3::2], strict=True) if u == unit]
+    return runs
+
+
+def test_gotest_count_5_runs_are_samples_and_columns_are_series(tmp_path, capsys):
+    src = FIXTURES / "gotest/count5.txt"
+    doc = ingest(capsys, tmp_path, "gotest", src)
+    names = {line.split()[0] for line in src.read_text().splitlines() if line.startswith("Bench")}
+    assert {n for n in names} <= {b.name.removeprefix("gotest/") for b in doc.benchmarks}
+    for bench in doc.benchmarks:
+        base, _, unit = bench.name.removeprefix("gotest/").partition(" - ")
+        unit = unit or "ns/op"
+        assert bench.unit == unit
+        assert list(bench.samples) == _go_runs(src, base, unit) and len(bench.samples) == 5
+        assert bench.value == pytest.approx(statistics.median(bench.samples))
+        assert bench.direction == ("bigger" if unit == "MB/s" else "smaller")
+    units = {b.unit for b in doc.benchmarks}
+    assert {"ns/op", "B/op", "allocs/op", "MB/s", "calls/op"} <= units
+    # 0 allocs/op (fib allocates nothing): no positive figure, no series
+    assert not any(
+        b.name.startswith("gotest/BenchmarkFib") and b.unit == "B/op" for b in doc.benchmarks
+    )
+
+
+def test_gotest_one_run_is_one_figure(tmp_path, capsys):
+    doc = ingest(capsys, tmp_path, "gotest", FIXTURES / "gotest/count1.txt")
+    assert doc.benchmarks and all(len(b.samples) == 1 for b in doc.benchmarks)
+    assert all(b.ci == (b.value, b.value) for b in doc.benchmarks)
+
+
+GO_LINE = "BenchmarkX-2   \t  100\t  12.5 ns/op\n"
+GOTEST_BAD = [
+    ("three runs", GO_LINE * 3, "line 1", "go test -count 5 or more"),
+    ("odd fields", "BenchmarkX-2 100 12.5 ns/op 7\n", "line 1", "<iterations> <value> <unit>"),
+    ("text value", "BenchmarkX-2 100 fast ns/op\n", "line 1", "a number before each unit"),
+]
+
+
+def test_gotest_failures_and_packages(tmp_path, capsys):
+    src = tmp_path / "out.txt"
+    src.write_text(
+        "pkg: example.com/a\n" + GO_LINE + "--- FAIL: BenchmarkBroken\n"
+        "pkg: example.com/b\n" + GO_LINE
+    )
+    out = tmp_path / "r.json"
+    assert main(["ingest", "gotest", str(src), "--out", str(out)]) == 3
+    capsys.readouterr()
+    doc = ResultDocument.load(out)
+    assert [b.name for b in doc.benchmarks] == [
+        "gotest/example.com/a/BenchmarkX-2",
+        "gotest/example.com/b/BenchmarkX-2",
+    ]
+    assert [e.name for e in doc.errors] == ["gotest/example.com/a/BenchmarkBroken"]
+
+
+# --- Google Benchmark --------------------------------------------------------------------------
+
+
+def test_googlebenchmark_repetitions_are_samples(tmp_path, capsys):
+    src = FIXTURES / "googlebenchmark/repetitions.json"
+    doc = ingest(capsys, tmp_path, "googlebenchmark", src)
+    raw = json.loads(src.read_text())["benchmarks"]
+    runs = [r for r in raw if r["run_type"] == "iteration"]
+    run_names = list(dict.fromkeys(r["run_name"] for r in runs))
+    assert [b.name for b in doc.benchmarks if " - " not in b.name] == [
+        f"googlebenchmark/{n}" for n in run_names
+    ]
+    assert "googlebenchmark/BM_VectorPush/64/real_time" in doc.by_name()
+    for name in run_names:
+        bench = doc.by_name()[f"googlebenchmark/{name}"]
+        mine = [r for r in runs if r["run_name"] == name]
+        assert list(bench.samples) == [r["real_time"] for r in mine]
+        assert (bench.unit, bench.direction) == (mine[0]["time_unit"], "smaller")
+        assert bench.value == pytest.approx(statistics.median(bench.samples))
+        # the library's own median aggregate is the same statistic of the same runs
+        [median] = [r for r in raw if r["name"] == f"{name}_median"]
+        assert bench.value == pytest.approx(median["real_time"])
+    rates = doc.by_name()["googlebenchmark/BM_StringCopy/512 - bytes/s"]
+    assert (rates.unit, rates.direction, len(rates.samples)) == ("bytes/s", "bigger", 5)
+    assert "googlebenchmark/BM_VectorPush/64/real_time - items/s" in doc.by_name()
+
+
+def test_googlebenchmark_one_run(tmp_path, capsys):
+    doc = ingest(capsys, tmp_path, "googlebenchmark", FIXTURES / "googlebenchmark/single.json")
+    assert doc.benchmarks and all(len(b.samples) == 1 for b in doc.benchmarks)
+
+
+def _gb(**run) -> str:
+    base = {
+        "name": "BM_A",
+        "run_name": "BM_A",
+        "run_type": "iteration",
+        "real_time": 5.0,
+        "cpu_time": 5.0,
+        "time_unit": "ns",
+        "iterations": 10,
+    }
+    return json.dumps({"context": {}, "benchmarks": [{**base, **run}]})
+
+
+GB_BAD = [
+    ("no list", '{"context": {}}', "benchmarks: expected Google Benchmark's list", "missing"),
+    ("time unit", _gb(time_unit="fortnights"), "benchmarks[0].time_unit", "one of ns"),
+    ("nan", _gb(real_time=None), "benchmarks[0].real_time", "missing"),
+    ("negative", _gb(real_time=-1), "benchmarks[0].real_time", "positive"),
+    ("run type", _gb(run_type="other"), "benchmarks[0].run_type", "iteration"),
+]
+
+
+def test_googlebenchmark_error_occurred_is_an_error(tmp_path, capsys):
+    src = tmp_path / "gb.json"
+    src.write_text(_gb(error_occurred=True, error_message="no device"))
+    out = tmp_path / "r.json"
+    assert main(["ingest", "googlebenchmark", str(src), "--out", str(out)]) == 3
+    capsys.readouterr()
+    [error] = ResultDocument.load(out).errors
+    assert (error.name, error.message) == ("googlebenchmark/BM_A", "no device")
+
+
+BAD_INPUT = [
+    (harness, *case)
+    for table, harness in [
+        (CUSTOM_BAD, "customSmallerIsBetter"),
+        (BMF_BAD, "bmf"),
+        (LIBTEST_BAD, "libtest"),
+        (GOTEST_BAD, "gotest"),
+        (GB_BAD, "googlebenchmark"),
+    ]
+    for case in table
+]
+
+
+@pytest.mark.parametrize(
+    ("harness", "content", "where", "expected"),
+    [(h, *c[1:]) for h, *c in BAD_INPUT],
+    ids=[f"{h}-{c[0]}" for h, *c in BAD_INPUT],
+)
+def test_bad_input(tmp_path, capsys, harness, content, where, expected):
+    assert_bad(capsys, tmp_path, harness, content, where, expected)

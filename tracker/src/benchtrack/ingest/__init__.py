@@ -37,6 +37,9 @@ HARNESSES = {
     "pytest": "pytest",
     "perl": "perl",
     "callgrind": "callgrind",
+    "libtest": "libtest",
+    "gotest": "gotest",
+    "googlebenchmark": "googlebenchmark",
     # github-action-benchmark's tool names: the direction is in the name
     "customBiggerIsBetter": "custom",
     "customSmallerIsBetter": "custom",
