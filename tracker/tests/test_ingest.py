@@ -241,6 +241,19 @@ def test_pytest_without_samples_says_to_keep_them(tmp_path, capsys):
     )
 
 
+def test_pytest_without_extra_info_keeps_the_test_name_as_written(tmp_path, capsys):
+    raw = json.loads((FIXTURES / "pytest/pytest.json").read_text())
+    raw["benchmarks"] = raw["benchmarks"][:1]
+    raw["benchmarks"][0].update(extra_info={}, name="test_x[10-async]", group=None)
+    src = tmp_path / "pytest.json"
+    src.write_text(json.dumps(raw))
+    out = tmp_path / "python.json"
+    code, err = ingest(capsys, "pytest", src, "--out", out)
+    assert code in (0, 3), err
+    [bench] = ResultDocument.load(out).benchmarks
+    assert (bench.name, bench.unit) == ("python/default/test_x[10-async]", "ops/s")
+
+
 def test_pytest_missing_stats(tmp_path, capsys):
     raw = json.loads((FIXTURES / "pytest/pytest.json").read_text())
     del raw["benchmarks"][0]["stats"]

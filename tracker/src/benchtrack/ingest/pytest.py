@@ -7,12 +7,11 @@ a bootstrap interval of it (benchtrack.stats.median_ci), as for the other suites
 
 Failed benchmarks come from the top-level `errors` list the suite's conftest adds. Names and units
 come from `extra_info` (docs/conventions.md); without them a benchmark is
-`python/<group>/<test name>` in `ops/s`, the test's `[param]` becoming a last name segment.
+`python/<group>/<test name>` in `ops/s`, the name as pytest wrote it (`test_x[10-async]`).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -72,11 +71,10 @@ def _benchmark(entry: Any, path: Path, where: str):
 
 
 def _fallback_name(entry: dict[str, Any], path: Path, where: str) -> str:
+    """`python/<group>/<test name as pytest wrote it>`, e.g. `python/default/test_x[10-async]`."""
     test = need(entry, "name", path, where, "the test's name")
     group = entry.get("group") or "default"
-    base, _, param = str(test).partition("[")
-    parts = [SUITE, group, base] + ([param.rstrip("]")] if param else [])
-    return "/".join(re.sub(r"[^A-Za-z0-9_.,:=+\-]+", "-", str(p)).strip("-") or "_" for p in parts)
+    return f"{SUITE}/{group}/{test}"
 
 
 def _scalar(v: Any) -> bool:
