@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -123,3 +124,12 @@ def test_the_module_is_the_one_escaping():
         if re.search(r"\burllib\.parse\b|\bquote\(", p.read_text())
     ]
     assert offenders == []
+
+
+def test_the_shared_vectors():
+    """The vectors another implementation (the dashboard's JavaScript) is to pass too."""
+    vectors = json.loads((Path(__file__).parent / "fixtures/names/vectors.json").read_text())
+    assert [v["name"] for v in vectors] == AWKWARD
+    for v in vectors:
+        assert to_path_segment(v["name"]) == v["segment"]
+        assert from_path_segment(v["segment"]) == v["name"]
