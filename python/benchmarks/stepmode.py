@@ -41,13 +41,13 @@ def _open() -> tuple[TextIO, TextIO]:
     return _channel
 
 
-def _clock() -> Callable[[], int]:
+def _clock() -> tuple[str, Callable[[], int]]:
     """The step clock: wall time, or with ``BENCH_STEP_CLOCK=cpu`` the process's CPU time (all
     its threads, user and system), which a neighbour preempting the step does not add to."""
     which = os.environ.get("BENCH_STEP_CLOCK", "wall")
     if which not in ("wall", "cpu"):
         raise ValueError(f"BENCH_STEP_CLOCK={which!r}: expected 'wall' or 'cpu'")
-    return time.perf_counter_ns if which == "wall" else time.process_time_ns
+    return which, (time.perf_counter_ns if which == "wall" else time.process_time_ns)
 
 
 def failed(name: str, message: str) -> None:
@@ -63,8 +63,8 @@ def serve(name: str, unit: str, items: int, target: Callable[[], Any]) -> Any:
         failed(name, f"{type(e).__name__}: {e}")
         raise
     commands, replies = _open()
-    replies.write(f"ready {name}\t{unit}\t{items}\n")
-    clock = _clock()
+    which, clock = _clock()
+    replies.write(f"ready {name}\t{unit}\t{items}\t{which}\n")
     for line in commands:
         word, _, arg = line.strip().partition(" ")
         if word == "next":

@@ -70,7 +70,8 @@ for b in sorted(spec["benchmarks"], key=lambda b: b["name"]):
         replies.write(f"ready {b['name']}\t{b['unit']}\n")
         time.sleep(120)
     work(b["work"])  # warm-up
-    replies.write(f"ready {b['name']}\t{b['unit']}\t{b['elements']}\n")
+    clock = f"\t{b['clock']}" if b.get("clock") else ""
+    replies.write(f"ready {b['name']}\t{b['unit']}\t{b['elements']}{clock}\n")
     runs = 0
     for line in commands:
         word, _, arg = line.strip().partition(" ")
@@ -443,6 +444,14 @@ def test_other_adapters_still_need_raw() -> None:
         parse(_cfg(adapter="pytest"), "benchtrack.toml")
 
 
+def test_a_lockstep_suite_may_time_by_cpu_and_only_it() -> None:
+    assert parse(_cfg(series="cpu"), "benchtrack.toml").suites["ls"].key("x/y") == "x/y (cpu)"
+    plain = {"suites": {"p": {"adapter": "pytest", "command": "x", "raw": "r", "series": "cpu"}}}
+    with pytest.raises(BadInput) as caught:
+        parse(plain, "benchtrack.toml")
+    assert caught.value.field == "suites.p.series" and caught.value.got == "cpu"
+
+
 def test_lockstep_times_steps_only() -> None:
     with pytest.raises(BadInput, match=r"suites\.ls\.series") as caught:
         parse(_cfg(series="instructions"), "benchtrack.toml")
@@ -620,14 +629,30 @@ def test_lockstep_round_turns_a_worker_failure_into_a_suite_failure(tmp_path: Pa
 # ----------------------------------------------------------------------------- real harnesses
 
 
-def _harness(tmp_path: Path, command: str, env: dict[str, str]) -> lockstep.Outcome:
+def test_a_step_clock_other_than_the_suites_is_a_step_error(tmp_path: Path) -> None:
+    base = [bench("t/a", clock="cpu"), bench("t/b", clock="wall"), bench("t/c")]
+    head = [bench("t/a", clock="cpu"), bench("t/b", clock="cpu"), bench("t/c", clock="cpu")]
+    workers = pair_of(tmp_path, base, head)
+    plan = lockstep.Plan(pairs=5, seconds=0.05, clock="cpu")
+    out = lockstep.measure(workers, plan, flip=False, timeout=60)
+    assert sorted(by_name(out)) == ["t/a"]
+    # t/b and t/c: the base times by the wall clock (said, or left out as Rust and Perl do)
+    assert [(e.name, e.side) for e in out.errors["base"]] == [("t/b", "base"), ("t/c", "base")]
+    assert "timed by the wall clock, not the cpu clock" in out.errors["base"][0].message
+    assert out.errors["head"] == []
+
+
+def _harness(
+    tmp_path: Path, command: str, env: dict[str, str], clock: str = "wall"
+) -> lockstep.Outcome:
     base_env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | env
     cpu = one_cpu(None)
     workers = {
         side: lockstep.Worker(side, command, REPO, base_env, tmp_path / f"{side}.log", cpu)
         for side in ("base", "head")
     }
-    return lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=0.2), flip=False, timeout=120)
+    plan = lockstep.Plan(pairs=5, seconds=0.2, clock=clock)
+    return lockstep.measure(workers, plan, flip=False, timeout=120)
 
 
 def test_python_harness_in_step_mode(tmp_path: Path) -> None:
@@ -649,6 +674,19 @@ def test_python_harness_in_step_mode(tmp_path: Path) -> None:
     gather = sorted(got["python/sleep/gather"].samples["base"])[2]
     assert max(got["python/sleep/sequential"].samples["head"]) <= 50
     assert 20 < sequential <= 50 and gather > 2 * sequential
+
+
+def test_python_harness_times_steps_by_cpu_time_when_asked(tmp_path: Path) -> None:
+    """A sleeping benchmark's CPU time is a small part of its wall time: the throughput per
+    CPU-second is far above what the sleeps allow per wall-second."""
+    env = {"BENCH_PROFILE": "round", "BENCH_FILTER": "^python/sleep/sequential$"}
+    out = _harness(
+        tmp_path, "bash scripts/bench-python-step.sh", {**env, "BENCH_STEP_CLOCK": "cpu"}, "cpu"
+    )
+    assert out.exit_codes == {"base": 0, "head": 0}, (tmp_path / "head.log").read_text()[-2000:]
+    (b,) = out.benchmarks
+    assert b.name == "python/sleep/sequential" and len(b.samples["base"]) == 5
+    assert min(b.samples["base"] + b.samples["head"]) > 200  # at most 50 sleeps/s by the wall clock
 
 
 def _perl_has_coro() -> bool:

@@ -58,7 +58,11 @@ from benchtrack.errors import BadInput
 
 CONFIG_NAME = "benchtrack.toml"
 ADAPTERS = ("criterion", "pytest", "perl", "callgrind", "lockstep")
-SERIES = ("time", "instructions")
+# What a suite's values are: wall time, instruction counts (callgrind; they repeat run to run, so
+# a few rounds are judged by their range), or the process's CPU time per step (lockstep only).
+SERIES = ("time", "instructions", "cpu")
+COUNTED = "instructions"
+STEP_CLOCKS = {"time": "wall", "cpu": "cpu"}  # a lockstep suite's series -> BENCH_STEP_CLOCK
 
 
 @dataclass(frozen=True)
@@ -218,8 +222,15 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
             pairs=v.integer(s.get("pairs", 30), f"{where}.pairs", 5),
             **_pair_seconds(v, s.get("pair_seconds", 1.0), f"{where}.pair_seconds"),
         )
-        if adapter == "lockstep" and series != "time":
-            raise BadInput(source, f"{where}.series", '"time" (lockstep suites time steps)', series)
+        allowed = tuple(STEP_CLOCKS) if adapter == "lockstep" else ("time", COUNTED)
+        if series not in allowed:
+            why = (
+                "a lockstep suite times steps"
+                if adapter == "lockstep"
+                else "CPU time is a step clock"
+            )
+            expected = f"{' or '.join(repr(a) for a in allowed)} ({why})"
+            raise BadInput(source, f"{where}.series", expected, series)
     if not suites:
         raise BadInput(source, "suites", "at least one [suites.<name>] table")
     default = tuple(str(x) for x in v.array(gate.get("suites", []), "gate.suites"))

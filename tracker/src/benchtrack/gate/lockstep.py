@@ -10,11 +10,15 @@ value is the median of its pairs' log-ratios (tracker/GATE.md has the measuremen
 The worker protocol (any language; docs/architecture.md): the harness finds two file
 descriptors in `BENCH_STEP="<in>,<out>"` and walks its selected benchmarks in sorted name
 order. For each it runs the benchmark once (warm-up; its result is the one the harness checks),
-then writes `ready <name>\t<unit>\t<elements>` and serves commands read from <in>:
+then writes `ready <name>\t<unit>\t<elements>[\t<clock>]` and serves commands read from <in>:
 
     run <n>   -> `ns <nanoseconds>` (n calls, timed together), or `error <message>`
     next      -> goes on to the next benchmark (nothing written)
 
+`<clock>` says what its steps are timed by: `wall` (the default when left out) or `cpu` (the
+process's CPU time, all threads, which a neighbour preempting the step does not advance); the
+gate asks for one in `BENCH_STEP_CLOCK`, and a benchmark timed by another is a step error (a
+worker that cannot time CPU must not pass wall time off as it).
 A benchmark that fails before it is ready writes `error <name>\t<message>` instead of `ready`.
 End of output (the process exits) ends the list.
 """
@@ -42,6 +46,7 @@ class Ready:
     name: str
     unit: str
     elements: float
+    clock: str = "wall"
 
 
 @dataclass
@@ -134,9 +139,9 @@ class Worker:
             if word == "ready":
                 parts = rest.split("\t")
                 try:
-                    ready = Ready(parts[0], parts[1], float(parts[2]))
+                    ready = Ready(parts[0], parts[1], float(parts[2]), *parts[3:4])
                 except (IndexError, ValueError):
-                    expected = "expected 'ready NAME<tab>UNIT<tab>ELEMENTS'"
+                    expected = "expected 'ready NAME<tab>UNIT<tab>ELEMENTS[<tab>CLOCK]'"
                     raise self.failed(f"{expected}, got {line!r}") from None
                 if not ready.name or not ready.elements > 0:
                     raise self.failed(f"expected a name and elements > 0, got {line!r}")
@@ -207,6 +212,7 @@ class Plan:
     seconds: float = 1.0  # per benchmark and round, both sides: stop adding pairs after it
     min_pairs: int = 5  # even when a step takes longer than the budget allows
     step: float = 0.01  # seconds a step aims at (n calls timed together)
+    clock: str = "wall"  # what the steps must be timed by (the workers say what they used)
     # Per benchmark (glob on its name, the longest match wins): more time where the pairs
     # spread most, less where a few already agree.
     seconds_by: tuple[tuple[str, float], ...] = ()
@@ -263,6 +269,12 @@ def _pairs(
     workers: dict[str, Worker], ready: dict[str, Ready], plan: Plan, flip: bool
 ) -> Stepped | StepError:
     first = next(iter(ready.values()))
+    for side, r in ready.items():
+        if r.clock != plan.clock:
+            message = (
+                f"timed by the {r.clock} clock, not the {plan.clock} clock this suite asks for"
+            )
+            return StepError(first.name, message, side)
     if len({(r.unit, r.elements) for r in ready.values()}) > 1:
         # Different work per call: the two sides no longer measure the same thing.
         sides = "; ".join(f"{s}: {r.elements:g} {r.unit}" for s, r in ready.items())

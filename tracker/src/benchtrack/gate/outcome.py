@@ -10,7 +10,7 @@ import numpy as np
 
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, EXIT_REGRESSION
 from benchtrack.gate import verdict as v
-from benchtrack.gate.config import GateConfig, split_key
+from benchtrack.gate.config import COUNTED, GateConfig, split_key
 from benchtrack.gate.rounds import Rounds, SuiteFailure
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
@@ -96,7 +96,7 @@ class Outcome:
 
 def exact_series(keys: list[str]) -> np.ndarray:
     """Which series repeat run to run (instruction counts), judged by their rounds' range."""
-    return np.array([split_key(k)[1] != "time" for k in keys], dtype=bool)
+    return np.array([split_key(k)[1] == COUNTED for k in keys], dtype=bool)
 
 
 def _take(iv: v.Interval, mask: np.ndarray) -> v.Interval:

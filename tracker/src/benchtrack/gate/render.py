@@ -64,8 +64,8 @@ def method_line(o: Outcome) -> str:
         f"{rounds} interleaved rounds ({m.get('seconds', 0):.0f} s) · default threshold "
         f"{m.get('threshold', 0) * 100:g}% · false-fail probability ≤ {o.alpha * 100:g}% per PR "
         f"(intervals simultaneous over {len(_gating(o))} benchmarks and {m.get('n_looks', 1)} "
-        "looks; each benchmark gated by one series: wall-time throughput, or instructions where "
-        "benchtrack.toml says so; the other shown for information)"
+        "looks; each benchmark gated by one series: wall-time throughput, or instructions or CPU "
+        "time where benchtrack.toml says so; the other shown for information)"
     )
 
 

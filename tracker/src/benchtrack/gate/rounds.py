@@ -25,7 +25,7 @@ from pathlib import Path
 
 from benchtrack.errors import BadInput
 from benchtrack.gate import lockstep
-from benchtrack.gate.config import Suite
+from benchtrack.gate.config import COUNTED, STEP_CLOCKS, Suite
 from benchtrack.gate.processes import stop_group
 from benchtrack.gate.worktree import Checkout
 from benchtrack.ingest import HARNESSES
@@ -111,6 +111,8 @@ def child_env(co: Checkout, suite: Suite, pins: dict[str, str], filt: str | None
     env["GATE_BASE_CACHE"] = str(co.cache.parent / "base")  # what a head's build may start from
     # This tracker, for suites that call one (instruction counts): both sides counted alike.
     env["BENCHTRACK"] = f"{sys.executable} -m benchtrack"
+    if suite.lockstep:  # what the step worker times: wall time or the process's CPU time
+        env["BENCH_STEP_CLOCK"] = STEP_CLOCKS[suite.series]
     for key, value in suite.env.items():
         env[key] = string.Template(value).safe_substitute(env)
     if filt:
@@ -292,6 +294,7 @@ def _lockstep(
             pairs=suite.pairs,
             seconds=suite.pair_seconds,
             seconds_by=tuple(suite.pair_seconds_by.items()),
+            clock=STEP_CLOCKS[suite.series],
         )
         flip = order[0].side == "head"
         result = lockstep.measure(workers, plan, flip=flip, timeout=suite.timeout)
@@ -389,7 +392,7 @@ def interleave(
                 continue  # a deterministic series needs no more rounds
             # Counts do not depend on the machine's load: both sides run at once, one per core.
             # Wall time is measured one side at a time, the two back to back.
-            runs = _measure(suite, order, envs, cpus, logs, rnd, both=suite.series != "time")
+            runs = _measure(suite, order, envs, cpus, logs, rnd, both=suite.series == COUNTED)
             for co, outcome in runs:
                 if isinstance(outcome, SuiteFailed):
                     drop(suite, outcome.failure)
