@@ -32,6 +32,8 @@
     pairs = 30                                 # pairs per benchmark per round, at most
     pair_seconds = 1.0                         # no new pair after this long (at least 5); or
                                                # per benchmark: { "*" = 1.0, "python/x/*" = 2.0 }
+    series = "cpu"                             # optional: steps timed by the process's CPU
+                                               # time, keys "<name> (cpu)" (default "time")
 
     [suites.rust-instructions]                 # a second series of the same benchmarks
     series = "instructions"                    # their key: "<name> (instructions)"
