@@ -92,12 +92,13 @@ for b in sorted(spec["benchmarks"], key=lambda b: b["name"]):
         if mode == "garbage_ns":
             replies.write("ns many\n")
             continue
-        t0 = time.perf_counter_ns()
+        clock = time.process_time_ns if b.get("clock") == "cpu" else time.perf_counter_ns
+        t0 = clock()
         for _ in range(int(arg)):
             work(b["work"])
             if b.get("sleep"):
                 time.sleep(b["sleep"])
-        replies.write(f"ns {time.perf_counter_ns() - t0}\n")
+        replies.write(f"ns {clock() - t0}\n")
 print(f"worker {side} done", file=sys.stderr, flush=True)
 sys.exit(spec.get("exit", 0))
 """
@@ -295,7 +296,7 @@ def test_worker_exiting_mid_protocol_fails_with_its_log_tail(tmp_path: Path) -> 
     ("mode", "expected"),
     [
         ("garbage_ready", "expected 'ready' or 'error', got 'hello there'"),
-        ("short_ready", "expected 'ready NAME<tab>UNIT<tab>ELEMENTS'"),
+        ("short_ready", "expected 'ready NAME<tab>UNIT<tab>ELEMENTS[<tab>CLOCK]'"),
         ("garbage_ns", "expected 'ns NANOSECONDS' > 0, got 'ns many'"),
     ],
 )
@@ -374,13 +375,14 @@ def test_seconds_per_benchmark_take_the_longest_matching_glob(tmp_path: Path) ->
 
 
 def test_a_head_doing_twice_the_work_measures_about_twice_as_slow(tmp_path: Path) -> None:
-    base = [bench("t/work", work=WORK)]
-    head = [bench("t/work", work=2 * WORK)]
+    base = [bench("t/work", work=WORK, clock="cpu")]
+    head = [bench("t/work", work=2 * WORK, clock="cpu")]
     workers = pair_of(tmp_path, base, head)
-    # 50 ms steps rather than the gate's 10 ms: when other processes share the pinned CPU (say
-    # a second run of this file), 10 ms steps read this 2x anywhere from 1.5x to 5x, because
-    # the slower side's longer steps are preempted more; 50 ms steps stay within about 2.0-2.2x.
-    plan = lockstep.Plan(pairs=11, seconds=10, step=0.05)
+    # Timed by the workers' CPU time: with other processes on the pinned CPU (a second run of
+    # this file, a busy CI machine) wall-time steps read this 2x anywhere from 1.5x to 5x, since
+    # the slower side's longer steps are preempted more (tracker/GATE.md, Known limits); what is
+    # tested here is the pairing and the ratio, not the machine.
+    plan = lockstep.Plan(pairs=11, seconds=10, step=0.05, clock="cpu")
     out = lockstep.measure(workers, plan, flip=False, timeout=60)
     s = out.benchmarks[0].samples
     assert len(s["base"]) == len(s["head"]) == 11
