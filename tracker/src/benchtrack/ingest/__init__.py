@@ -86,17 +86,21 @@ def ingest(
     return doc.validated(path)
 
 
-def read_json(path: Path) -> Any:
-    """A harness's JSON file; missing, empty, truncated or non-JSON is BadInput naming it."""
+def _read_bytes(path: Path, kind: str) -> bytes:
+    """A harness's output file; missing, a directory or unreadable is BadInput naming it."""
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise BadInput(path, None, "a harness output file (not found)") from None
     except IsADirectoryError:
-        raise BadInput(path, None, "a JSON file, not a directory") from None
+        raise BadInput(path, None, f"a {kind} file, not a directory") from None
     except OSError as e:
         raise BadInput(path, None, f"a readable file ({e.strerror})") from None
-    return parse_json(raw, path)
+
+
+def read_json(path: Path) -> Any:
+    """A harness's JSON file; missing, empty, truncated or non-JSON is BadInput naming it."""
+    return parse_json(_read_bytes(path, "JSON"), path)
 
 
 def need(data: Any, key: str, source: Path, where: str, expected: str) -> Any:
@@ -137,15 +141,9 @@ def errors_of(doc: Any, source: Path) -> list[BenchError]:
 def read_text(path: Path) -> str:
     """A harness's text output (libtest, go test); missing, a directory or not UTF-8 is BadInput."""
     try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise BadInput(path, None, "a harness output file (not found)") from None
-    except IsADirectoryError:
-        raise BadInput(path, None, "a text file, not a directory") from None
+        return _read_bytes(path, "text").decode("utf-8")
     except UnicodeDecodeError as e:
         raise BadInput(path, None, f"UTF-8 text (byte {e.start} is not)") from None
-    except OSError as e:
-        raise BadInput(path, None, f"a readable file ({e.strerror})") from None
 
 
 def figures_benchmark(
