@@ -22,8 +22,9 @@ from typing import Any
 
 _SOURCE = b"""#include <valgrind/callgrind.h>
 void benchtrack_start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void benchtrack_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
 """
-_started = False
+_lib: ctypes.CDLL | None = None
 
 
 def iterations() -> int | None:
@@ -38,12 +39,12 @@ def iterations() -> int | None:
     return int(raw)
 
 
-def _start_instrumentation() -> None:
-    global _started
-    if _started:
-        return
+def _client() -> ctypes.CDLL:
+    global _lib
+    if _lib is not None:
+        return _lib
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "benchtrack"
-    lib = cache / f"callgrind-start-{hashlib.sha256(_SOURCE).hexdigest()[:12]}.so"
+    lib = cache / f"callgrind-client-{hashlib.sha256(_SOURCE).hexdigest()[:12]}.so"
     if not lib.exists():
         cache.mkdir(parents=True, exist_ok=True)
         src = lib.with_suffix(".c")
@@ -51,8 +52,8 @@ def _start_instrumentation() -> None:
         tmp = lib.with_suffix(f".{os.getpid()}.tmp")
         subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", str(tmp), str(src)], check=True)
         tmp.replace(lib)
-    ctypes.CDLL(str(lib)).benchtrack_start()
-    _started = True
+    _lib = ctypes.CDLL(str(lib))
+    return _lib
 
 
 def _label(line: str) -> None:
@@ -63,7 +64,8 @@ def _label(line: str) -> None:
 def count(name: str, unit: str, items: int, target: Callable[[], Any], iters: int) -> Any:
     """Warm up, then `iters` counted runs of `target`; returns the last run's result."""
     result = target()
-    _start_instrumentation()
+    client = _client()
+    client.benchtrack_start()
     _label(f"meta\t{name}\t{unit}")
     _label(f"start\t{name}")
     os.getppid()
@@ -71,4 +73,8 @@ def count(name: str, unit: str, items: int, target: Callable[[], Any], iters: in
         result = target()
         os.getppid()
         _label(f"sample\t{name}\t{items}")
+    # Off again until the next benchmark's counted runs: its warm-up and pytest's work between
+    # the two run uninstrumented, several times faster (instructions are counted per run, between
+    # markers, so what runs uninstrumented was never in a count).
+    client.benchtrack_stop()
     return result

@@ -107,7 +107,7 @@ def test_count_mode_runs_each_benchmark_warm_then_k_times_between_markers(tmp_pa
         "sample\tpython/demo/ok\t1",
         "sample\tpython/demo/ok\t1",
     ]
-    assert list((tmp_path / "cache" / "benchtrack").glob("callgrind-start-*.so"))
+    assert list((tmp_path / "cache" / "benchtrack").glob("callgrind-client-*.so"))
 
 
 def test_count_mode_rejects_a_bad_iteration_count(tmp_path):

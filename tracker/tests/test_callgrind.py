@@ -4,6 +4,7 @@ and the gate's choice of the series that gates each benchmark."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from benchtrack import callgrind
 from benchtrack.errors import BadInput
 from benchtrack.gate import config
 from benchtrack.ingest import callgrind as ingest_callgrind
+
+REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
 
@@ -161,3 +164,55 @@ def test_each_benchmark_is_gated_by_one_series() -> None:
             },
             "benchtrack.toml",
         )
+
+
+# Two benchmarks under the Python suite's own harness (python/benchmarks/conftest.py), counted
+# lazily as the gate counts them: instrumentation is on for each benchmark's counted runs only.
+PYTEST_MODULE = textwrap.dedent(
+    """
+    import pytest
+
+    pytestmark = pytest.mark.bench_group("toy")
+
+
+    def loop(n):
+        s = 0
+        for i in range(n):
+            s += i * i
+        return s
+
+
+    @pytest.mark.parametrize("variant", ["heavy", "light"])
+    def test_toy(bench, variant):
+        n = 400_000 if variant == "heavy" else 20_000
+        assert bench(loop, n, unit="items/s", items=n) > 0
+    """
+)
+
+
+def test_lazy_counts_of_a_benchmark_do_not_depend_on_what_ran_before_it(tmp_path: Path) -> None:
+    """Instrumentation goes off after each benchmark's counted runs and on again before the next
+    one's: a count is the same alone as after another benchmark, whose warm-up and counted runs
+    it never includes."""
+    bench_dir = REPO / "python" / "benchmarks"
+    for helper in ("conftest.py", "countmode.py", "stepmode.py"):
+        shutil.copy(bench_dir / helper, tmp_path / helper)
+    (tmp_path / "bench_toy.py").write_text(PYTEST_MODULE)
+    pytest_args = ["-p", "no:cacheprovider", "-o", "python_files=bench_*.py", "-q"]
+    pytest_args += [f"--rootdir={tmp_path}", "-c", os.devnull, "--benchmark-disable", "."]
+    light: list[int] = []
+    for filt in ("toy/", "toy/light"):
+        env = {**os.environ, "BENCH_FILTER": filt, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+        counted, output = callgrind.count(
+            [sys.executable, "-m", "pytest", *pytest_args],
+            iters=1,
+            lazy=True,
+            env=env,
+            cwd=tmp_path,
+        )
+        by = {c.name: c.instructions[0] for c in counted}
+        assert set(by) == (
+            {"python/toy/heavy", "python/toy/light"} if filt == "toy/" else {"python/toy/light"}
+        ), output
+        light.append(by["python/toy/light"])
+    assert abs(light[0] / light[1] - 1) < 0.005, light

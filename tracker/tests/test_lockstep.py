@@ -9,6 +9,7 @@ in step mode.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -25,7 +26,15 @@ import pytest
 from benchtrack.errors import BadInput
 from benchtrack.gate import aa, lockstep
 from benchtrack.gate.config import Suite, parse
-from benchtrack.gate.rounds import Meta, Rounds, SuiteFailed, _lockstep, interleave, one_cpu
+from benchtrack.gate.rounds import (
+    Meta,
+    Rounds,
+    SuiteFailed,
+    _lockstep,
+    interleave,
+    one_cpu,
+    spare_cpus,
+)
 from benchtrack.gate.worktree import Checkout
 
 REPO = Path(__file__).resolve().parents[2]
@@ -530,9 +539,9 @@ def test_aa_round_trip_keeps_paired_values(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- rounds wiring
 
 
-def test_one_cpu_is_the_last_allowed() -> None:
-    assert one_cpu("0-1,3") == "3"
-    assert one_cpu("2") == "2"
+def test_one_cpu_is_the_last_allowed_and_the_rest_are_spare() -> None:
+    assert one_cpu("0-1,3") == "3" and spare_cpus("0-1,3") == "0,1"
+    assert one_cpu("2") == "2" and spare_cpus("2") is None
     assert one_cpu(None) == str(max(os.sched_getaffinity(0)))
 
 
@@ -590,6 +599,90 @@ def test_interleave_pairs_a_lockstep_suite_round_by_round(tmp_path: Path) -> Non
     # Head does twice the work per call: slower (the size of the effect is checked above, with
     # steps long enough to be steady on a shared CPU).
     assert statistics.median(ratios) > 1.5
+
+
+COUNTER = r"""
+import json, os, sys, time
+log, side = sys.argv[1], os.environ["GATE_SIDE"]
+start = time.monotonic()
+status = open("/proc/self/status").read().splitlines()
+cpus = next(l.split(":")[1].strip() for l in status if l.startswith("Cpus_allowed_list"))
+time.sleep(0.7)  # a count takes a while
+os.makedirs("out", exist_ok=True)
+json.dump({"schema": "benchtrack.perl/1", "benchmarks": [
+    {"name": "perl/c/n", "unit": "items/s", "samples": [100.0] * 5}]}, open("out/perl.json", "w"))
+with open(log, "a") as f:
+    run = {"side": side, "cpus": cpus, "start": start, "end": time.monotonic()}
+    f.write(json.dumps(run) + "\n")
+"""
+
+
+def _counted_suite(tmp_path: Path) -> tuple[Suite, Path]:
+    """A counted series (perl's raw format, standing in for callgrind's) that logs where it ran."""
+    script, log = tmp_path / "counter.py", tmp_path / "counts.jsonl"
+    script.write_text(COUNTER)
+    command = shlex.join([sys.executable, str(script), str(log)])
+    return Suite("cnt", command, "perl", "out", series="instructions", rounds=3), log
+
+
+def _interleave_with_counts(tmp_path: Path, cpus: str | None):
+    suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")])
+    counted, log = _counted_suite(tmp_path)
+    rounds_done: list[float] = []  # when each lockstep round was recorded
+    failures: list = []
+
+    def progress(message: str) -> None:
+        if message.startswith("round ") and " ls " in message:
+            rounds_done.append(time.monotonic())
+
+    data = interleave(
+        [suite, counted],
+        _sides(tmp_path),
+        looks=[3, 4],
+        pins={},
+        name_filter=None,
+        cpus=cpus,
+        logs=tmp_path / "logs",
+        stop_when=lambda _: True,
+        progress=progress,
+        failures=failures,
+    )
+    runs = [json.loads(line) for line in log.read_text().splitlines()]
+    return data, failures, runs, rounds_done
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs a CPU that lockstep leaves")
+def test_counts_run_beside_the_lockstep_rounds_on_the_cpu_it_leaves(tmp_path: Path) -> None:
+    data, failures, runs, rounds_done = _interleave_with_counts(tmp_path, None)
+    assert failures == []
+    # The look at 3 rounds waited for the counts' 3 rounds: all of them are judged.
+    assert data.count == 3
+    for side in ("base", "head"):
+        assert data.padded(side, "perl/c/n (instructions)") == [100.0] * 3
+    assert len(runs) == 6 and sorted(r["side"] for r in runs) == ["base"] * 3 + ["head"] * 3
+    lockstep_cpu = one_cpu(None)
+    assert {r["cpus"] for r in runs} == {spare_cpus(None)}
+    assert lockstep_cpu not in {c for r in runs for c in r["cpus"].split(",")}
+    # One side after the other on the single spare CPU, and beside the rounds: counting had begun
+    # before the lockstep rounds were over, and went on after the first of them.
+    spans = sorted((r["start"], r["end"]) for r in runs)
+    one_by_one = all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
+    assert one_by_one or "," in str(spare_cpus(None))
+    assert spans[0][0] < rounds_done[-1] and spans[-1][1] > rounds_done[0]
+
+
+def test_on_one_cpu_the_counts_take_their_turn_in_the_rounds(tmp_path: Path) -> None:
+    cpu = one_cpu(None)
+    data, failures, runs, rounds_done = _interleave_with_counts(tmp_path, cpu)
+    assert failures == [] and data.count == 3
+    assert {r["cpus"] for r in runs} == {cpu}
+    # Each round: lockstep (recorded once per side) then the counts; never at once.
+    assert len(rounds_done) == 6
+    for rnd in range(3):
+        counted = runs[2 * rnd : 2 * rnd + 2]
+        assert all(r["start"] >= rounds_done[2 * rnd + 1] for r in counted)
+        if rnd + 1 < 3:
+            assert all(r["end"] <= rounds_done[2 * rnd + 2] for r in counted)
 
 
 def test_lockstep_round_reports_each_side_in_order(tmp_path: Path) -> None:

@@ -3,7 +3,9 @@
 Within a round every selected suite runs once per side, the two sides of a suite adjacent in
 time, so whatever the machine does (another job, thermal drift, frequency changes) hits both
 alike; alternating the order cancels a systematic first/second effect. One value per benchmark
-per round: the median of that round's samples.
+per round: the median of that round's samples (of its pairs' ratios, in lockstep). Instruction
+counts, which the machine's load does not move, run their rounds beside the others on the CPUs
+lockstep leaves free.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import statistics
 import string
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -82,7 +85,8 @@ class Rounds:
         self.values["base"][name][rnd], self.values["head"][name][rnd] = b, h
 
     def padded(self, side: str, name: str) -> list[float]:
-        series = self.values[side].get(name, [])
+        # The counts beside the rounds may be a round ahead of them: a look sees its rounds only.
+        series = self.values[side].get(name, [])[: self.count]
         return series + [math.nan] * (self.count - len(series))
 
 
@@ -324,17 +328,68 @@ def _lockstep(
     return out
 
 
+def _allowed(cpus: str | None) -> list[int]:
+    """The CPUs of `cpus` (a taskset list such as "0-1,3") or of this process's affinity."""
+    if not cpus:
+        return sorted(os.sched_getaffinity(0))
+    chosen: set[int] = set()
+    for part in cpus.split(","):
+        lo, _, hi = part.partition("-")
+        chosen.update(range(int(lo), int(hi or lo) + 1))
+    return sorted(chosen)
+
+
 def one_cpu(cpus: str | None) -> str:
-    """The CPU both lockstep workers share: the last of `cpus` (a taskset list such as "0-1,3")
-    or of this process's affinity."""
-    allowed = sorted(os.sched_getaffinity(0))
-    if cpus:
-        chosen: set[int] = set()
-        for part in cpus.split(","):
-            lo, _, hi = part.partition("-")
-            chosen.update(range(int(lo), int(hi or lo) + 1))
-        allowed = sorted(chosen)
-    return str(allowed[-1])
+    """The CPU both lockstep workers share: the last of `cpus` or of this process's affinity."""
+    return str(_allowed(cpus)[-1])
+
+
+def spare_cpus(cpus: str | None) -> str | None:
+    """The CPUs the lockstep workers leave free (a taskset list), or None on a single CPU."""
+    rest = _allowed(cpus)[:-1]
+    return ",".join(map(str, rest)) or None
+
+
+class _Beside(threading.Thread):
+    """The counted suites' rounds, run beside the wall-time rounds on the CPUs those leave free.
+
+    Instruction counts do not move with the machine's load, so they need not share a round's
+    moment with the wall time; and in lockstep both sides' workers take turns on one CPU, which
+    on a 2-vCPU runner leaves the other idle. Counting there, one side after the other (both at
+    once given two spare CPUs), overlaps the two instead of adding them (tracker/GATE.md,
+    "Time"). A lockstep pair sees the same neighbour on both sides, as it does any co-tenant.
+    """
+
+    def __init__(self, suites: list[Suite], rounds: int, cpus: str, run_round) -> None:
+        super().__init__(name="benchtrack-counts", daemon=True)
+        self.suites, self.rounds, self.cpus, self.run_round = suites, rounds, cpus, run_round
+        self.done = 0  # rounds finished
+        self.cond = threading.Condition()
+        self.stop = threading.Event()
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            for rnd in range(self.rounds):
+                if self.stop.is_set():
+                    break
+                self.run_round(rnd, self.suites, self.cpus, self.stop)
+                with self.cond:
+                    self.done = rnd + 1
+                    self.cond.notify_all()
+        except BaseException as e:  # re-raised in the rounds' thread by wait()
+            self.error = e
+        finally:
+            with self.cond:
+                self.done = self.rounds if self.error is None else self.done
+                self.cond.notify_all()
+
+    def wait(self, rounds: int) -> None:
+        """Block until the first `rounds` count rounds are in (or all of them are)."""
+        with self.cond:
+            self.cond.wait_for(lambda: self.done >= min(rounds, self.rounds) or not self.is_alive())
+        if self.error is not None:
+            raise self.error
 
 
 def interleave(
@@ -381,57 +436,99 @@ def interleave(
                 drop(suite, e.failure)
                 break
     base, head = sides
-    measuring = time.monotonic()
-    for rnd in range(looks[-1]):
-        if not live:
-            break
+    lock = threading.Lock()  # the counts' thread records into `data` too
+
+    def run_round(rnd: int, suites: list[Suite], on: str | None, stop=None) -> None:
         order = (base, head) if rnd % 2 == 0 else (head, base)
-        data.orders.append(f"{order[0].side},{order[1].side}")
-        for suite in list(live):
-            if suite.rounds is not None and rnd >= suite.rounds:
-                continue  # a deterministic series needs no more rounds
-            # Counts do not depend on the machine's load: both sides run at once, one per core.
-            # Wall time is measured one side at a time, the two back to back.
-            runs = _measure(suite, order, envs, cpus, logs, rnd, both=suite.series == COUNTED)
-            for co, outcome in runs:
-                if isinstance(outcome, SuiteFailed):
-                    drop(suite, outcome.failure)
-                    break
-                benches, errors, seconds = outcome
-                for b in benches:
-                    if pattern and not pattern.search(b.name):
-                        continue
-                    direction = getattr(b, "direction", "bigger")
-                    meta = Meta(b.unit, direction, suite.name, paired=suite.lockstep)
-                    data.add(co.side, rnd, suite.key(b.name), list(b.samples), meta)
-                data.run_seconds.setdefault(suite.name, []).append(seconds)
-                for e in errors:
-                    if not pattern or pattern.search(e.name) or isinstance(e, _RunError):
-                        data.errors[co.side].setdefault(suite.key(e.name), e.message)
-                progress(
-                    f"round {rnd + 1}/{looks[-1]} {suite.name} {co.side}: "
-                    f"{len(benches)} benchmarks in {seconds:.1f} s"
-                )
-            if suite.lockstep:
-                for name, m in data.meta.items():
-                    if m.suite == suite.name and all(
-                        len(data.samples[side].get(name, [])) == rnd + 1
-                        and data.samples[side][name][rnd] is not None
-                        for side in ("base", "head")
-                    ):
-                        data.pair(rnd, name)
-        data.seconds = time.monotonic() - started
-        if rnd + 1 in looks and stop_when(data):
-            break
-        if budget is not None and rnd + 1 in looks[:-1]:
-            pace = (time.monotonic() - measuring) / (rnd + 1)
-            following = looks[looks.index(rnd + 1) + 1]
-            if data.seconds + pace * (following - rnd - 1) > budget:
-                progress(
-                    f"stopping at {rnd + 1} rounds: {following} would end after the "
-                    f"{budget / 60:.0f}-minute budget ({pace:.0f} s a round)"
-                )
-                data.stopped_by_budget = True
+        for suite in suites:
+            if suite not in live or (suite.rounds is not None and rnd >= suite.rounds):
+                continue  # dropped, or a deterministic series that needs no more rounds
+            if stop is not None and stop.is_set():
+                return
+            # Counts do not depend on the machine's load: both sides run at once, one per core
+            # (one after the other beside lockstep on a single spare CPU). Wall time is
+            # measured in lockstep or one side at a time, the two back to back.
+            both = suite.series == COUNTED and (on is None or "," in on or "-" in on)
+            runs = _measure(suite, order, envs, on, logs, rnd, both=both)
+            with lock:
+                _record(data, suite, rnd, runs, pattern, looks[-1], drop, progress)
+
+    # The counted suites' rounds beside the rest, when lockstep leaves a CPU free.
+    spare = spare_cpus(cpus)
+    counted = [s for s in live if s.series == COUNTED]
+    beside = None
+    if spare and counted and any(s.lockstep for s in live):
+        most = max(s.rounds or looks[-1] for s in counted)
+        beside = _Beside(counted, most, spare, run_round)
+    main = [s for s in live if beside is None or s not in counted]
+    measuring = time.monotonic()
+    if beside is not None:
+        beside.start()
+    try:
+        for rnd in range(looks[-1]):
+            if not live:
                 break
+            order = (base, head) if rnd % 2 == 0 else (head, base)
+            data.orders.append(f"{order[0].side},{order[1].side}")
+            run_round(rnd, main, cpus)
+            if beside is not None and rnd + 1 in looks:
+                beside.wait(rnd + 1)  # a look judges the counts' rounds too
+            data.seconds = time.monotonic() - started
+            if rnd + 1 in looks and stop_when(data):
+                break
+            if budget is not None and rnd + 1 in looks[:-1]:
+                pace = (time.monotonic() - measuring) / (rnd + 1)
+                following = looks[looks.index(rnd + 1) + 1]
+                if data.seconds + pace * (following - rnd - 1) > budget:
+                    progress(
+                        f"stopping at {rnd + 1} rounds: {following} would end after the "
+                        f"{budget / 60:.0f}-minute budget ({pace:.0f} s a round)"
+                    )
+                    data.stopped_by_budget = True
+                    break
+    finally:
+        if beside is not None:
+            beside.stop.set()  # no new count run starts; the one under way ends
+            beside.join()
     data.seconds = time.monotonic() - started
     return data
+
+
+def _record(
+    data: Rounds,
+    suite: Suite,
+    rnd: int,
+    runs: list,
+    pattern: re.Pattern[str] | None,
+    last: int,
+    drop: Callable[[Suite, SuiteFailure], None],
+    progress: Progress,
+) -> None:
+    """Round `rnd`'s runs of `suite` (both sides) into `data`; a failed side drops the suite."""
+    for co, outcome in runs:
+        if isinstance(outcome, SuiteFailed):
+            drop(suite, outcome.failure)
+            break
+        benches, errors, seconds = outcome
+        for b in benches:
+            if pattern and not pattern.search(b.name):
+                continue
+            direction = getattr(b, "direction", "bigger")
+            meta = Meta(b.unit, direction, suite.name, paired=suite.lockstep)
+            data.add(co.side, rnd, suite.key(b.name), list(b.samples), meta)
+        data.run_seconds.setdefault(suite.name, []).append(seconds)
+        for e in errors:
+            if not pattern or pattern.search(e.name) or isinstance(e, _RunError):
+                data.errors[co.side].setdefault(suite.key(e.name), e.message)
+        progress(
+            f"round {rnd + 1}/{last} {suite.name} {co.side}: "
+            f"{len(benches)} benchmarks in {seconds:.1f} s"
+        )
+    if suite.lockstep:
+        for name, m in data.meta.items():
+            if m.suite == suite.name and all(
+                len(data.samples[side].get(name, [])) == rnd + 1
+                and data.samples[side][name][rnd] is not None
+                for side in ("base", "head")
+            ):
+                data.pair(rnd, name)
