@@ -612,7 +612,8 @@ os.makedirs("out", exist_ok=True)
 json.dump({"schema": "benchtrack.perl/1", "benchmarks": [
     {"name": "perl/c/n", "unit": "items/s", "samples": [100.0] * 5}]}, open("out/perl.json", "w"))
 with open(log, "a") as f:
-    run = {"side": side, "cpus": cpus, "start": start, "end": time.monotonic()}
+    run = {"side": side, "cpus": cpus, "start": start, "end": time.monotonic(),
+           "threads": os.environ.get("BENCH_THREADS")}
     f.write(json.dumps(run) + "\n")
 """
 
@@ -663,6 +664,8 @@ def test_counts_run_beside_the_lockstep_rounds_on_the_cpu_it_leaves(tmp_path: Pa
     lockstep_cpu = one_cpu(None)
     assert {r["cpus"] for r in runs} == {spare_cpus(None)}
     assert lockstep_cpu not in {c for r in runs for c in r["cpus"].split(",")}
+    # ... with the pools sized to the CPUs the gate may use, as they would be unpinned.
+    assert {r["threads"] for r in runs} == {str(len(os.sched_getaffinity(0)))}
     # One side after the other on the single spare CPU, and beside the rounds: counting had begun
     # before the lockstep rounds were over, and went on after the first of them.
     spans = sorted((r["start"], r["end"]) for r in runs)
@@ -675,7 +678,7 @@ def test_on_one_cpu_the_counts_take_their_turn_in_the_rounds(tmp_path: Path) -> 
     cpu = one_cpu(None)
     data, failures, runs, rounds_done = _interleave_with_counts(tmp_path, cpu)
     assert failures == [] and data.count == 3
-    assert {r["cpus"] for r in runs} == {cpu}
+    assert {r["cpus"] for r in runs} == {cpu} and {r["threads"] for r in runs} == {None}
     # Each round: lockstep (recorded once per side) then the counts; never at once.
     assert len(rounds_done) == 6
     for rnd in range(3):

@@ -460,6 +460,11 @@ def interleave(
     if spare and counted and any(s.lockstep for s in live):
         most = max(s.rounds or looks[-1] for s in counted)
         beside = _Beside(counted, most, spare, run_round)
+        # Pinned to the spare CPUs, a harness would size its pools to them (one thread on a
+        # 2-vCPU runner) and count another workload: keep the pools the gate's CPUs give.
+        for s in counted:
+            for co in sides:
+                envs[s.name, co.side].setdefault("BENCH_THREADS", str(len(_allowed(cpus))))
     main = [s for s in live if beside is None or s not in counted]
     measuring = time.monotonic()
     if beside is not None:
