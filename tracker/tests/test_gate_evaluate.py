@@ -142,12 +142,16 @@ def test_a_recording_splits_into_parts_by_rounds_recorded(tmp_path: Path) -> Non
             if rnd < 3:
                 meta = Meta("instructions/item", "smaller", "t-instructions")
                 data.add(side, rnd, "t/a (instructions)", [50.0, 50.0], meta)
-    data.run_seconds = {"t": [10.0, 12.0, 10.0], "t-instructions": [4.0, 4.0]}
+    data.run_seconds = {"t": [10.0, 12.0, 10.0], "t-instructions": [24.0, 24.0]}
     path = tmp_path / "aa.json"
     path.write_bytes(aa.dump(aa.to_dict(data, {"commit": "0" * 40})))
     assert aa.load(path).names == ["t/a"]
-    # A round: the timed suite's two sides one after the other, the counted one's at once.
-    assert aa.load(path).round_seconds() == 2 * 10.0 + 4.0
+    # A round: the timed suite's two sides one after the other; beside it, the counted suite's
+    # two sides one after the other, in its 3 rounds: a gate ends with whichever ends last.
+    d = aa.load(path)
+    assert d.round_seconds() == (2 * 10.0, 2 * 24.0) and d.count_rounds() == 3
+    assert d.gate_seconds(5) == 2 * 24.0 * 3 and d.gate_seconds(12) == 2 * 10.0 * 12
+    assert d.gate_seconds(2) == 2 * 24.0 * 2
     parts = aa.load_parts(path)
     assert [(p.names, p.rounds) for p in parts] == [(["t/a"], 5), (["t/a (instructions)"], 3)]
     assert aa.load_parts(path, "instructions")[0].names == ["t/a (instructions)"]

@@ -67,19 +67,34 @@ class AAData:
     def rounds(self) -> int:
         return self.values["base"].shape[1]
 
-    def round_seconds(self) -> float:
-        """Median wall time of one gate round (every suite, both sides) in this recording. The
-        two sides of a lockstep or counted suite run at once (one run's time), the others one
-        after the other (two)."""
-        at_once = {
-            b.get("suite")
-            for name, b in self.doc.get("benchmarks", {}).items()
-            if b.get("paired") or name.endswith(" (instructions)")
-        }
-        per_suite = self.doc.get("run_seconds", {})
-        return float(
-            sum((1 if s in at_once else 2) * np.median(v) for s, v in per_suite.items() if v)
+    def round_seconds(self) -> tuple[float, float]:
+        """Median wall time of one gate round in this recording: of the suites measured every
+        round (both sides; a lockstep suite's at once, one run's time, the others one after the
+        other), and of the counted suites' round, which runs beside them (tracker/GATE.md), the
+        two sides one after the other on the CPU lockstep leaves."""
+        benches = self.doc.get("benchmarks", {})
+        paired = {b.get("suite") for b in benches.values() if b.get("paired")}
+        counted = {b.get("suite") for n, b in benches.items() if n.endswith(" (instructions)")}
+        per = {s: float(np.median(v)) for s, v in self.doc.get("run_seconds", {}).items() if v}
+        main = sum((1 if s in paired else 2) * t for s, t in per.items() if s not in counted)
+        return main, sum(2 * t for s, t in per.items() if s in counted)
+
+    def count_rounds(self) -> int:
+        """How many rounds the counted suites ran (`rounds = 3`: their later rounds are null)."""
+        return max(
+            (
+                sum(r is not None for r in b.get("base", []))
+                for n, b in self.doc.get("benchmarks", {}).items()
+                if n.endswith(" (instructions)")
+            ),
+            default=0,
         )
+
+    def gate_seconds(self, rounds: float) -> float:
+        """A gate of `rounds` rounds of these suites, builds not included: the rounds or the
+        counts beside them, whichever ends last (a look waits for the counts)."""
+        main, counts = self.round_seconds()
+        return max(main * rounds, counts * min(rounds, self.count_rounds()))
 
 
 def load(path: Path, name_filter: str | None = None) -> AAData:

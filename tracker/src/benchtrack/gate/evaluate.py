@@ -273,15 +273,16 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
         lines.append(f"| {mth.label} ({mth.note}) | {mth.false_fail * 100:.2f}% | {cells} |")
     ok = ev.gate.detect.get(0.10)
     allowed = ev.max_spread()
+    main, counts = d.round_seconds()
     lines += [
         "",
         "Detection: the share of (pseudo-PR, benchmark) pairs where the one benchmark whose head "
         "lost d is flagged, averaged over benchmarks. False-fail: the share of pseudo-PRs (all "
         "benchmarks together) that would fail.",
         "",
-        f"Estimated gate time for these suites: {d.round_seconds():.0f} s per round × "
-        f"{ev.mean_rounds:.1f} rounds ≈ {d.round_seconds() * ev.mean_rounds / 60:.1f} min (builds "
-        "not included).",
+        f"Estimated gate time for these suites: {main:.0f} s per round × {ev.mean_rounds:.1f} "
+        f"rounds, the counts' {counts:.0f} s per round × {d.count_rounds()} beside them ≈ "
+        f"{d.gate_seconds(ev.mean_rounds) / 60:.1f} min (builds not included).",
         "",
         "### Per benchmark",
         "",
