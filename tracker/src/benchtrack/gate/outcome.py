@@ -34,6 +34,20 @@ class Row:
     rounds: int
     gates: bool = True  # False: another series of this benchmark decides (shown for information)
 
+    @property
+    def smaller_loss(self) -> bool:
+        """A loss below the threshold that the measurement still resolves: not failed, reported.
+
+        The whole interval is on the losing side of 0 (for a gating series it holds at the PR's
+        family-wise level) and the estimate lost at least half the threshold, so a 5% loss is
+        named where the spread allows and a resolved but trivial change is not."""
+        if not self.gates or self.verdict in (REGRESSED, IMPROVED):
+            return False
+        bigger = self.direction != "smaller"
+        beyond_zero = self.hi < 0 if bigger else self.lo > 0
+        lost = -self.change if bigger else self.change
+        return beyond_zero and lost >= self.threshold / 2
+
 
 @dataclass
 class Outcome:
@@ -52,6 +66,10 @@ class Outcome:
         return [r for r in self.rows if r.verdict == REGRESSED and r.gates]
 
     @property
+    def smaller_losses(self) -> list[Row]:
+        return [r for r in self.rows if r.smaller_loss]
+
+    @property
     def exit_code(self) -> int:
         if self.suite_failures or any(self.failed.values()):
             return EXIT_BENCHMARK_FAILED
@@ -64,7 +82,9 @@ class Outcome:
             "alpha": self.alpha,
             "looks": self.looks,
             "exit_code": self.exit_code,
-            "benchmarks": [_finite(asdict(r)) for r in self.rows],
+            "benchmarks": [
+                {**_finite(asdict(r)), "smaller_loss": r.smaller_loss} for r in self.rows
+            ],
             "only_base": self.only_base,
             "only_head": self.only_head,
             "failed": self.failed,

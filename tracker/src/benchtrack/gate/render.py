@@ -78,7 +78,8 @@ def _info(r: Row) -> str:
 
 
 def verdict_text(r: Row) -> str:
-    return r.verdict if r.gates else f"{r.verdict} (info)"
+    text = r.verdict if r.gates else f"{r.verdict} (info)"
+    return f"{text}, smaller loss" if r.smaller_loss else text
 
 
 def counts(o: Outcome) -> str:
@@ -88,6 +89,8 @@ def counts(o: Outcome) -> str:
     text = " · ".join(f"{v} {k}" for k, v in n.items())
     if inc:
         text += f" · {inc} inconclusive (interval still reaches past ±threshold: too noisy to tell)"
+    if o.smaller_losses:
+        text += f" · {len(o.smaller_losses)} smaller losses reported (not failing)"
     return text
 
 
@@ -107,9 +110,12 @@ def markdown(o: Outcome) -> str:
         for name, msg in sorted(o.failed.get(side, {}).items()):
             first = msg.splitlines()[0][:200] if msg else ""
             lines.append(f"- ⚠️ `{name}` failed on the {side} side: {first}")
-    groups = [("Regressions", REGRESSED), ("Improvements", IMPROVED)]
-    for title, verdict in groups:
-        rows = [r for r in _gating(o) if r.verdict == verdict]
+    groups = [
+        ("Regressions", [r for r in _gating(o) if r.verdict == REGRESSED]),
+        ("Smaller losses (below the threshold, resolved: reported, not failing)", o.smaller_losses),
+        ("Improvements", [r for r in _gating(o) if r.verdict == IMPROVED]),
+    ]
+    for title, rows in groups:
         if rows:
             lines += [f"#### {title}", "", *_table(rows), ""]
     if o.only_base or o.only_head:
@@ -141,7 +147,8 @@ def _table(rows: list[Row]) -> list[str]:
         unit = f" {r.unit}" + (" ↓" if r.direction == "smaller" else "")
         out.append(
             f"| `{r.name}` | {number(r.base)}{unit} | {number(r.head)}{unit} | {pct(r.change)} | "
-            f"{interval(r)} | {r.threshold * 100:g}% | {MARK[r.verdict]}{_info(r)} |"
+            f"{interval(r)} | {r.threshold * 100:g}% | {MARK[r.verdict]}{_info(r)}"
+            f"{' · ⚠️ smaller loss' if r.smaller_loss else ''} |"
         )
     return out
 

@@ -1,0 +1,62 @@
+"""Losses below the threshold that the gate still resolves: reported, never failed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchtrack import gate_comment
+from benchtrack.gate import render
+from benchtrack.gate.outcome import Outcome, Row
+
+RECORDINGS = Path(__file__).resolve().parents[1] / "bench" / "recordings"
+
+
+def _row(name: str, change: float, lo: float, hi: float, verdict: str, **kw) -> Row:
+    fields = {"suite": "s", "unit": "items/s", "direction": "bigger", "base": 100.0}
+    fields.update(head=100.0 * (1 + change), threshold=0.05, rounds=5)
+    fields.update(kw)
+    return Row(name=name, change=change, lo=lo, hi=hi, verdict=verdict, **fields)
+
+
+def _outcome(rows: list[Row]) -> Outcome:
+    return Outcome(rows, [], [], {"base": {}, "head": {}}, [], 0.01, [5, 9, 12])
+
+
+def test_a_resolved_loss_of_half_the_threshold_or_more_is_reported_and_nothing_else() -> None:
+    rows = [
+        _row("t/regressed", -0.12, -0.15, -0.08, "regressed"),
+        _row("t/five", -0.05, -0.08, -0.02, "inconclusive"),
+        _row("t/crosses_zero", -0.05, -0.09, 0.01, "inconclusive"),
+        _row("t/trivial", -0.01, -0.015, -0.005, "unchanged"),
+        _row("t/rss", 0.04, 0.02, 0.045, "unchanged", unit="KB", direction="smaller"),
+        _row("t/info", -0.05, -0.08, -0.02, "inconclusive", gates=False),
+        _row("t/faster", 0.05, 0.02, 0.08, "inconclusive"),
+    ]
+    o = _outcome(rows)
+    assert [r.name for r in o.smaller_losses] == ["t/five", "t/rss"]
+    assert o.exit_code == 1  # the regression fails the PR; the smaller losses do not
+    assert _outcome([rows[1], rows[4]]).exit_code == 0
+    md = render.markdown(o)
+    section = md.split("#### Smaller losses")[1].split("<details>")[0]
+    assert "`t/five`" in section and "`t/rss`" in section and "`t/crosses_zero`" not in section
+    assert "2 smaller losses reported (not failing)" in render.counts(o)
+    flags = {b["name"]: b["smaller_loss"] for b in o.to_dict()["benchmarks"]}
+    assert flags == {r.name: r.name in ("t/five", "t/rss") for r in rows}
+
+
+def test_the_self_tests_five_percent_slowdowns_are_the_ones_reported(tmp_path: Path) -> None:
+    """On the shipped self-test run (tracker/GATE.md): the benchmarks slowed by 5% that did not
+    reach "regressed" are reported as smaller losses, and no unslowed benchmark is."""
+    doc = json.loads((RECORDINGS / "gate-selftest-s1.json").read_text())
+    slowed = {line["benchmark"]: line["loss"] for line in doc["lines"]}
+    o = gate_comment.load(RECORDINGS / "gate-selftest-s1.gate.json")
+    reported = {r.name for r in o.smaller_losses}
+    assert len(reported) == 7, reported  # the 5% slowdowns that were resolved in that run
+    assert all(slowed.get(n) == 0.05 for n in reported), reported
+
+
+def test_a_no_change_pr_reports_no_smaller_loss() -> None:
+    """The timed no-change PR's gate.json (tracker/GATE.md, "Time"): nothing reported."""
+    o = gate_comment.load(RECORDINGS / "nochange-t1.gate.json")
+    assert len(o.rows) == 80 and o.smaller_losses == []
