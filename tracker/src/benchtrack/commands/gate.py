@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -138,7 +139,14 @@ def run(args: argparse.Namespace) -> int:
     return _report(args, outcome, outcome.to_dict(data), out_dir, say, f"; logs in {logs}")
 
 
-def _report(args, outcome: Outcome, doc: dict, out_dir: Path, say, more: str = "") -> int:
+def _report(
+    args: argparse.Namespace,
+    outcome: Outcome,
+    doc: dict,
+    out_dir: Path,
+    say: Callable[[str], None],
+    more: str = "",
+) -> int:
     """gate.json and gate.md in `out_dir`, the verdict on the terminal; the exit code."""
     atomic_write(out_dir / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     atomic_write(out_dir / "gate.md", render.markdown(outcome))
