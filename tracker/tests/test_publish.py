@@ -1,12 +1,15 @@
-"""The CI publish job against a real bare "origin": plan, the action's stand-in, the site.
+"""The CI publish stage against a real bare "origin": plan, the action's stand-in, the site.
 
 The action step itself cannot run here; `benchtrack append` (the same data.js format, tested
-byte-for-byte against Node in test_history_format.py) stands in for it, in the same order.
+byte-for-byte against Node in test_history_format.py) stands in for it, in the same order as
+.github/workflows/publish.yml: plan every size, then per size (one at a time) plan it alone and
+store it, then the site.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -42,10 +45,10 @@ def repo(tmp_path: Path) -> Path:
     return work
 
 
-def results(repo: Path, key_dir: Path) -> list[Path]:
+def results(repo: Path, key_dir: Path, cpus: int = 2) -> list[Path]:
     """Real result documents (ingested from real harness output) for the checkout's HEAD."""
     key_dir.mkdir(parents=True, exist_ok=True)
-    meta = ["--runner-label", "ubuntu-latest", "--runner-cpus", "2", "--commit", "HEAD"]
+    meta = ["--runner-label", "ubuntu-latest", "--runner-cpus", str(cpus), "--commit", "HEAD"]
     out = []
     for adapter, raw in (("criterion", "criterion"), ("perl", "perl/perl.json")):
         doc = key_dir / f"{adapter}.json"
@@ -69,14 +72,14 @@ def test_plan_creates_branch_exports_both_directions_and_names_missing_sizes(
     results(repo, artifacts / f"results-{KEY}")
     export = repo / "target/bench/export"
     plan = publish.plan(repo, artifacts, export, [KEY, "ubuntu-latest-1cpu"], repo / "target/snap")
-    assert plan.slots == [KEY]
+    assert plan.sizes == [KEY]
     assert plan.missing == ["ubuntu-latest-1cpu"]
     assert git(repo, "ls-remote", "--heads", "origin", "gh-pages")  # created for the action
     bigger = json.loads((export / f"{KEY}.bigger.json").read_text())
     smaller = json.loads((export / f"{KEY}.smaller.json").read_text())
     assert bigger and all(b["unit"].endswith("/s") for b in bigger)
     assert smaller and all(b["unit"] == "KB" for b in smaller)
-    assert plan.outputs()["slot1"] == KEY and plan.outputs()["slot2"] == ""
+    assert plan.outputs() == {"sizes": f'["{KEY}"]', "missing": "ubuntu-latest-1cpu"}
 
 
 def test_rerun_of_a_recorded_commit_does_not_reach_the_action(repo, monkeypatch):
@@ -88,7 +91,8 @@ def test_rerun_of_a_recorded_commit_does_not_reach_the_action(repo, monkeypatch)
     # The action's stand-in: the same format, appended to the same branch.
     assert main(["append", f"git:{repo.parent / 'origin.git'}#gh-pages", *map(str, docs)]) == 0
     again = publish.plan(repo, artifacts, export, [KEY], repo / "target/snap")
-    assert again.slots == [] and again.recorded == [KEY]
+    assert again.sizes == [] and again.recorded == [KEY]
+    assert again.outputs()["sizes"] == "[]"  # the workflow's condition for skipping the store
 
 
 def test_corrupt_data_js_stops_the_publish_and_is_left_untouched(repo, monkeypatch):
@@ -131,3 +135,75 @@ def test_publish_site_commits_dashboard_and_changes_beside_untouched_data_js(rep
     assert main(["publish-site", "--summary", str(summary)]) == 0
     git(repo, "fetch", "-q", "origin", "gh-pages")
     assert git(repo, "rev-parse", "origin/gh-pages") == head
+
+
+NINE = 9
+
+
+def step(argv: list[str], tmp: Path, monkeypatch) -> dict[str, str]:
+    """One workflow step through the CLI, with the $GITHUB_OUTPUT file GitHub gives a step."""
+    out = tmp / f"output-{len(list(tmp.glob('output-*')))}"
+    out.write_text("")
+    monkeypatch.setenv("GITHUB_OUTPUT", str(out))
+    assert main(argv) == 0
+    return dict(line.split("=", 1) for line in out.read_text().splitlines())
+
+
+def publish_stage(repo: Path, artifacts: Path, keys: list[str], monkeypatch) -> dict[str, str]:
+    """publish.yml's jobs in their order, each step through the CLI; the plan job's outputs."""
+    tmp = repo.parent / "steps"
+    tmp.mkdir(exist_ok=True)
+    expected = ["publish-plan", "--github-output", "--artifacts", str(artifacts)]
+    plan = step([*expected, "--expected-keys", json.dumps(keys)], tmp, monkeypatch)
+    origin = repo.parent / "origin.git"
+    for key in json.loads(plan["sizes"]):  # the store matrix, max-parallel 1
+        # The store job downloads only its own size's artifact.
+        own = repo.parent / "store-artifacts"
+        shutil.rmtree(own, ignore_errors=True)
+        shutil.copytree(artifacts / f"results-{key}", own / f"results-{key}")
+        alone = [*expected[:2], "--artifacts", str(own), "--expected-keys", json.dumps([key])]
+        if json.loads(step(alone, tmp, monkeypatch)["sizes"]) == [key]:
+            docs = sorted(str(p) for p in (own / f"results-{key}").glob("*.json"))
+            assert main(["append", f"git:{origin}#gh-pages", *docs]) == 0  # the action
+    assert main(["publish-site", "--summary", str(tmp / "summary.md")]) == 0
+    return plan
+
+
+def test_nine_runner_sizes_are_all_stored_over_two_pushes_and_a_rerun(repo, tmp_path, monkeypatch):
+    # Nine sizes in the runner-size file: the matrix job's keys are the publish stage's input.
+    config = tmp_path / "runners.toml"
+    config.write_text(
+        "".join(f'[[runner]]\nruns-on = "ubuntu-latest"\ncpus = {n}\n' for n in range(1, 10))
+    )
+    keys = json.loads(step(["matrix", "--config", str(config), "--github-output"], tmp_path,
+                           monkeypatch)["keys"])  # fmt: skip
+    assert len(keys) == NINE
+    missing = "ubuntu-latest-16cpu"  # a tenth size whose bench job failed
+    monkeypatch.chdir(repo)
+    origin = repo.parent / "origin.git"
+    commits = []
+    for push in range(2):
+        if push:
+            git(repo, "commit", "-q", "--allow-empty", "-m", "second push")
+        commits.append(git(repo, "rev-parse", "HEAD"))
+        artifacts = tmp_path / f"artifacts-{push}"
+        for n, key in enumerate(keys, 1):
+            results(repo, artifacts / f"results-{key}", cpus=n)
+        plan = publish_stage(repo, artifacts, [*keys, missing], monkeypatch)
+        assert json.loads(plan["sizes"]) == keys
+        assert plan["missing"] == missing
+
+    git(repo, "fetch", "-q", "origin", "gh-pages")
+    for key in keys:  # every size, both directions, both pushes, in order
+        data = json.loads(origin_file(repo, f"bench/{key}/data.js").split(b"=", 1)[1])
+        found = {name: [e["commit"]["id"] for e in es] for name, es in data["entries"].items()}
+        assert found == {key: commits, f"{key} (smaller is better)": commits}
+    assert b"<html" in origin_file(repo, "index.html").lower()
+    assert main(["validate-history", f"git:{origin}#gh-pages"]) == 0
+
+    # A re-run of the second push's workflow: nothing to store, nothing changed.
+    before = {k: origin_file(repo, f"bench/{k}/data.js") for k in keys}
+    again = publish_stage(repo, tmp_path / "artifacts-1", [*keys, missing], monkeypatch)
+    assert again["sizes"] == "[]"
+    git(repo, "fetch", "-q", "origin", "gh-pages")
+    assert {k: origin_file(repo, f"bench/{k}/data.js") for k in keys} == before

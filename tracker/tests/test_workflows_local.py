@@ -119,13 +119,17 @@ def bench_and_publish(world, name: str) -> None:
         assert "sleep/gather" in Path(env["GITHUB_STEP_SUMMARY"]).read_text()
         # upload-artifact / download-artifact
         shutil.copytree(checkout / "target/bench/results", artifacts / f"results-{key}")
-    run(checkout, "cargo", "make", "setup", env={"SETUP_PARTS": "python,npm"})  # publish job
+    # publish.yml: the plan job, the store matrix one size at a time, the dashboard job.
+    run(checkout, "cargo", "make", "setup", env={"SETUP_PARTS": "python,npm"})
     keys = json.dumps([key for key, _, _ in SIZES])
     plan_env = gh_env(tmp, f"{name}-plan", EXPECTED_KEYS=keys)
     run(checkout, "cargo", "make", "publish-plan", env=plan_env)
-    slots = [v for k, v in sorted(outputs(plan_env).items()) if k.startswith("slot") and v]
-    assert slots == [key for key, _, _ in SIZES]
-    for key in slots:  # the store-benchmark slots; benchtrack append stands in for the action
+    sizes = json.loads(outputs(plan_env)["sizes"])
+    assert sizes == [key for key, _, _ in SIZES]
+    for key in sizes:  # plan this size alone, then the action (benchtrack append stands in)
+        store_env = gh_env(tmp, f"{name}-store-{key}", EXPECTED_KEYS=json.dumps([key]))
+        run(checkout, "cargo", "make", "publish-plan", env=store_env)
+        assert json.loads(outputs(store_env)["sizes"]) == [key]
         docs = sorted(str(p) for p in (artifacts / f"results-{key}").glob("*.json"))
         run(checkout, "uv", "run", "--frozen", "benchtrack", "append",
             f"git:{world['origin']}#gh-pages", *docs)  # fmt: skip
@@ -222,16 +226,31 @@ def test_pr_that_slows_a_benchmark_fails_and_names_it(world):
     assert SLOW in comment and "regress" in comment.lower()
 
 
-def test_pr_changing_only_docs_passes(world):
+def test_pr_changing_only_docs_is_skipped_and_passes_with_one_line(world):
     def docs(checkout: Path) -> None:
         readme = checkout / "README.md"
         readme.write_text(readme.read_text() + "\nA docs-only change.\n")
+        guide = checkout / "docs/conventions.md"
+        guide.write_text(guide.read_text() + "\n<!-- a docs-only change -->\n")
 
     checkout, base = pr(world, "docs-only", docs)
-    done, _, verdict = run_gate(world, checkout, "gate-docs", base)
+    done, env, verdict = run_gate(world, checkout, "gate-docs", base)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert verdict["exit_code"] == 0
-    assert not [b for b in verdict["benchmarks"] if b["verdict"] == "regressed"]
+    assert verdict["exit_code"] == 0 and verdict["benchmarks"] == []
+    assert verdict["skipped"]["files"] == 2
+    line = "skipped: only paths that cannot affect performance changed (2 files)"
+    assert line in Path(env["GITHUB_STEP_SUMMARY"]).read_text()
+    assert not (checkout / "target/gate/cache").exists()  # no side was checked out or built
+
+    # pr-comment.yml renders it as one line.
+    artifacts = checkout / "target/gate/artifacts"
+    shutil.rmtree(artifacts, ignore_errors=True)
+    shutil.copytree(checkout / "target/gate/comment", artifacts / "gate-ubuntu-latest-2cpu")
+    run(checkout, "cargo", "make", "gate-comment", env=gh_env(world["tmp"], "comment-docs"))
+    comment = (checkout / "target/gate/comment.md").read_text()
+    said = [ln for ln in comment.splitlines() if "skipped" in ln]
+    assert len(said) == 1 and line in said[0]
+    assert "<details" not in comment and "| benchmark |" not in comment
 
 
 def test_corrupt_data_js_fails_publish_and_leaves_history(world, published):

@@ -68,6 +68,7 @@ def load(path: Path) -> Outcome:
         alpha=check.fraction(data.get("alpha"), "alpha"),
         looks=[],
         meta=check.meta(data),
+        skipped=check.skipped(data.get("skipped")),
     )
     return outcome
 
@@ -75,12 +76,16 @@ def load(path: Path) -> Outcome:
 def comment(artifacts: Path, run_url: str = "") -> tuple[str, int]:
     """The sticky comment for every runner size's verdict under `artifacts`, and how many."""
     found = sorted(artifacts.glob("gate-*/gate.json"))
+    outcomes = [load(path) for path in found]
     sections = [render.COMMENT_MARKER, "## benchtrack: performance gate", ""]
     if not found:
         sections.append("No runner size produced a verdict (see the gate run's logs).")
-    for path in found:
+    elif all(o.skipped for o in outcomes):  # every size saw the same diff: one line says it
+        sections += [f"{render.headline(outcomes[0])} (every runner size)", ""]
+        outcomes = []
+    for path, outcome in zip(found, outcomes, strict=False):  # none left when skipped
         key = slug(path.parent.name.removeprefix("gate-"))
-        body = render.markdown(load(path)).replace(render.COMMENT_MARKER, "").strip()
+        body = render.markdown(outcome).replace(render.COMMENT_MARKER, "").strip()
         sections += [f"<details open><summary>runner size <code>{key}</code></summary>", ""]
         sections += [body, "", "</details>", ""]
     if run_url.startswith("https://"):
@@ -203,6 +208,15 @@ class _Checker:
         meta["seconds"] = self.number(data.get("seconds", 0), "seconds")
         meta["threshold"] = self.fraction(data.get("threshold", 0.05), "threshold")
         return meta
+
+    def skipped(self, value: object) -> int:
+        """A skipped gate's file count (its reason is our own text, never the artifact's)."""
+        if value is None:
+            return 0
+        files = value.get("files") if isinstance(value, dict) else None
+        ok = isinstance(files, int) and not isinstance(files, bool) and 0 < files <= 10_000_000
+        self.that(ok, "skipped.files", "a count of changed files", files)
+        return files  # type: ignore[return-value]
 
 
 def _message(value: object, limit: int = 200) -> str:

@@ -3,11 +3,14 @@
 The job works inside the checked-out repository, whose `origin` carries the push credentials that
 actions/checkout configured (a clone of our own would not have them):
 
-1. `plan`: fetch gh-pages into a local branch (creating it on the remote when it does not exist,
-   since github-action-benchmark cannot), refuse a history with any unreadable data.js (the action
-   would silently start over from an empty one), export each runner size's result documents as
-   the action's input, and say which sizes produced nothing.
-2. the action, once per runner size and direction (or `benchtrack append` locally).
+1. `plan` over every runner size: fetch gh-pages into a local branch (creating it on the remote
+   when it does not exist, since github-action-benchmark cannot), refuse a history with any
+   unreadable data.js (the action would silently start over from an empty one), export each
+   size's result documents as the action's input, and name the sizes to store (a JSON list: the
+   store job's matrix, so there is no limit on their number) and those that produced nothing.
+2. per size to store, one after another (each push moves gh-pages): `plan` again for that size
+   alone, on the tip the previous size pushed, then the action once per direction (or
+   `benchtrack append` locally).
 3. `publish_site`: on a fresh checkout of gh-pages, write the change points and the dashboard
    beside the data.js files (never over them), commit, push; a rejected push starts over from the
    new tip, since everything it writes is derived.
@@ -31,7 +34,6 @@ from benchtrack.history import open_store
 from benchtrack.result import ResultDocument
 
 BRANCH = "gh-pages"
-SLOTS = 6  # store-benchmark slots in .github/workflows/bench.yml's publish job
 
 
 class PublishError(BenchtrackError):
@@ -40,15 +42,13 @@ class PublishError(BenchtrackError):
 
 @dataclass
 class Plan:
-    slots: list[str] = field(default_factory=list)  # runner keys with results, in matrix order
+    sizes: list[str] = field(default_factory=list)  # keys to store, in matrix order
     missing: list[str] = field(default_factory=list)  # expected keys without results
     recorded: list[str] = field(default_factory=list)  # keys whose commit is already there
 
     def outputs(self) -> dict[str, str]:
-        out = {f"slot{i + 1}": key for i, key in enumerate(self.slots)}
-        out.update({f"slot{i + 1}": "" for i in range(len(self.slots), SLOTS)})
-        out["missing"] = " ".join(self.missing)
-        return out
+        """Step outputs: `sizes` a compact JSON list (`fromJSON` in a matrix), `missing` words."""
+        return {"sizes": orjson.dumps(self.sizes).decode(), "missing": " ".join(self.missing)}
 
 
 def _git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -118,11 +118,7 @@ def plan(
             target.unlink(missing_ok=True)
             if records:  # the action refuses an empty list; the workflow skips a missing file
                 target.write_bytes(orjson.dumps(records, option=orjson.OPT_INDENT_2))
-        result.slots.append(key)
-    if len(result.slots) > SLOTS:
-        raise BadInput(
-            ".github/bench-runners.toml", "runner", f"at most {SLOTS} sizes (bench.yml's slots)"
-        )
+        result.sizes.append(key)
     return result
 
 

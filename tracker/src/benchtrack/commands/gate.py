@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -12,8 +13,8 @@ from rich.console import Console
 
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_dir
-from benchtrack.gate import config, render, worktree
-from benchtrack.gate.outcome import analyse
+from benchtrack.gate import config, render, skip, worktree
+from benchtrack.gate.outcome import Outcome, analyse
 from benchtrack.gate.rounds import interleave, toolchain_pins
 from benchtrack.report import terminal
 
@@ -89,6 +90,14 @@ def run(args: argparse.Namespace) -> int:
     if base_sha == head_sha:
         say("[yellow]warning:[/] base and head are the same commit (an A/A run)")
     out_dir = output_dir("--out", args.out or root / "target" / "bench" / "gate")
+    refs = {
+        "base": {"ref": args.base, "sha": base_sha, "subject": base_subject},
+        "head": {"ref": args.head, "sha": head_sha, "subject": head_subject},
+    }
+    files = skip.unaffected(root, base_sha, head_sha, cfg.skip_paths)
+    if files:  # nothing to build or measure; the required check still gets its verdict
+        outcome = Outcome.skip(files, cfg.alpha, {**refs, "threshold": cfg.threshold})
+        return _report(args, outcome, outcome.to_dict(), out_dir, say)
     logs = root / "target" / "gate" / "logs"
     made: list[worktree.Checkout] = []  # inside the try: a cancel while adding head removes base
     failures: list = []
@@ -117,8 +126,7 @@ def run(args: argparse.Namespace) -> int:
     outcome.suite_failures = failures
     outcome.looks = looks
     outcome.meta = {
-        "base": {"ref": args.base, "sha": base_sha, "subject": base_subject},
-        "head": {"ref": args.head, "sha": head_sha, "subject": head_subject},
+        **refs,
         "suites": [s.name for s in suites],
         "rounds": data.count,
         "seconds": data.seconds,
@@ -128,13 +136,23 @@ def run(args: argparse.Namespace) -> int:
         "n_looks": len(looks),
         "cpus": cpus,
     }
-    doc = outcome.to_dict(data)
-    md = render.markdown(outcome)
+    return _report(args, outcome, outcome.to_dict(data), out_dir, say, f"; logs in {logs}")
+
+
+def _report(
+    args: argparse.Namespace,
+    outcome: Outcome,
+    doc: dict,
+    out_dir: Path,
+    say: Callable[[str], None],
+    more: str = "",
+) -> int:
+    """gate.json and gate.md in `out_dir`, the verdict on the terminal; the exit code."""
     atomic_write(out_dir / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    atomic_write(out_dir / "gate.md", md)
+    atomic_write(out_dir / "gate.md", render.markdown(outcome))
     if args.json:
         print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
     else:
         render.terminal(outcome, terminal.console())
-    say(f"wrote {out_dir / 'gate.json'} and {out_dir / 'gate.md'}; logs in {logs}")
+    say(f"wrote {out_dir / 'gate.json'} and {out_dir / 'gate.md'}{more}")
     return outcome.exit_code

@@ -13,8 +13,8 @@ from benchtrack.fsutil import append_line
 
 NAME = "publish-plan"
 HELP = (
-    "CI publish job: fetch and validate gh-pages, export each runner size's results for "
-    "github-action-benchmark, write slot outputs"
+    "CI publish: fetch and validate gh-pages, export each runner size's results for "
+    "github-action-benchmark, write the sizes to store as a JSON list"
 )
 
 
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     plan = publish.plan(
         Path.cwd(), args.artifacts, args.export_dir, expected, Path("target/bench/gh-pages")
     )
-    for key in plan.slots:
+    for key in plan.sizes:
         print(f"publish: {key}: results exported to {args.export_dir}/{key}.*.json")
     for key in plan.recorded:
         print(f"publish: {key}: this commit is already recorded; kept, not appended again")

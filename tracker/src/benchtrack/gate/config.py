@@ -7,6 +7,8 @@
     looks = [8, 12]           # adaptive stopping: also check after these many rounds
     minutes = 14              # time budget: no look is started that would end after it
     suites = ["rust", "python", "perl"]
+    skip_paths = ["*.md", "docs/**"]   # a PR changing only these is not measured (gate/skip.py;
+                                       # default: documentation, skip.DEFAULT)
 
     [gate.thresholds]         # per benchmark or group: glob on the name, longest pattern wins
     "perl/rss/*" = 0.02
@@ -52,11 +54,12 @@ from __future__ import annotations
 
 import fnmatch
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from benchtrack.errors import BadInput
+from benchtrack.gate import skip
 
 CONFIG_NAME = "benchtrack.toml"
 ADAPTERS = ("criterion", "pytest", "perl", "callgrind", "lockstep")
@@ -113,6 +116,7 @@ class GateConfig:
     suites: dict[str, Suite] = field(default_factory=dict)
     gating: dict[str, str] = field(default_factory=dict)  # glob -> series
     notes: dict[str, str] = field(default_factory=dict)  # glob -> why it is hard to resolve
+    skip_paths: tuple[str, ...] = skip.DEFAULT  # gitignore-style globs that cannot affect timing
 
     def note_for(self, name: str) -> str:
         """What `[gate.notes]` says about a benchmark (longest matching glob), or ""."""
@@ -167,7 +171,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         gate,
         "gate",
         {"threshold", "alpha", "rounds", "looks", "minutes", "suites", "thresholds", "gating"}
-        | {"notes"},
+        | {"notes", "skip_paths"},
     )
     threshold = v.fraction(gate.get("threshold", 0.05), "gate.threshold")
     alpha = v.number(gate.get("alpha", 0.01), "gate.alpha", 1e-9, 0.5)
@@ -236,9 +240,12 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
     if not suites:
         raise BadInput(source, "suites", "at least one [suites.<name>] table")
     default = tuple(str(x) for x in v.array(gate.get("suites", []), "gate.suites"))
+    globs = v.array(gate.get("skip_paths", list(skip.DEFAULT)), "gate.skip_paths")
+    skips = tuple(skip.check_glob(source, f"gate.skip_paths[{i}]", g) for i, g in enumerate(globs))
     cfg = GateConfig(
         source, threshold, alpha, rounds, looks, minutes, default, thresholds, suites, gating, notes
     )
+    cfg = replace(cfg, skip_paths=skips)
     cfg.select(None)  # validates gate.suites against the tables
     return cfg
 

@@ -12,6 +12,7 @@ from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, EXIT_REGRESSION
 from benchtrack.gate import verdict as v
 from benchtrack.gate.config import COUNTED, GateConfig, split_key
 from benchtrack.gate.rounds import Rounds, SuiteFailure
+from benchtrack.gate.skip import REASON
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
 SCHEMA = "benchtrack.gate/1"
@@ -60,6 +61,12 @@ class Outcome:
     looks: list[int]
     meta: dict[str, Any] = field(default_factory=dict)
     can_stop: bool = False  # more rounds could not fail the PR (verdict.can_stop)
+    skipped: int = 0  # not measured: this many changed files, all in [gate].skip_paths
+
+    @classmethod
+    def skip(cls, files: int, alpha: float, meta: dict[str, Any]) -> Outcome:
+        """A PR left unmeasured (gate/skip.py): no rows, so it passes."""
+        return cls([], [], [], {"base": {}, "head": {}}, [], alpha, [], meta, skipped=files)
 
     @property
     def regressions(self) -> list[Row]:
@@ -82,6 +89,7 @@ class Outcome:
             "alpha": self.alpha,
             "looks": self.looks,
             "exit_code": self.exit_code,
+            **({"skipped": {"reason": REASON, "files": self.skipped}} if self.skipped else {}),
             "benchmarks": [
                 {**_finite(asdict(r)), "smaller_loss": r.smaller_loss} for r in self.rows
             ],

@@ -7,6 +7,7 @@ import math
 from rich.console import Console
 from rich.table import Table
 
+from benchtrack.gate import skip
 from benchtrack.gate.outcome import Outcome, Row
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
@@ -43,7 +44,9 @@ def interval(r: Row) -> str:
 def headline(o: Outcome) -> str:
     m = o.meta
     n_reg, n_imp = len(o.regressions), sum(r.verdict == IMPROVED for r in _gating(o))
-    if o.exit_code == 3:
+    if o.skipped:
+        state = f"⏭️ {skip.line(o.skipped)}"
+    elif o.exit_code == 3:
         state = "⚠️ a benchmark failed to run"
     elif n_reg:
         state = f"❌ {n_reg} regression{'s' * (n_reg != 1)}"
@@ -95,6 +98,8 @@ def counts(o: Outcome) -> str:
 
 
 def markdown(o: Outcome) -> str:
+    if o.skipped:  # one line: nothing was measured, so there is nothing else to show
+        return f"{COMMENT_MARKER}\n### benchtrack gate: {headline(o)}\n"
     lines = [COMMENT_MARKER, f"### benchtrack gate: {headline(o)}", "", method_line(o), ""]
     lines += [f"Verdicts: {counts(o)}.", ""]
     for f in o.suite_failures:
@@ -154,6 +159,9 @@ def _table(rows: list[Row]) -> list[str]:
 
 
 def terminal(o: Outcome, console: Console) -> None:
+    if o.skipped:
+        console.print(f"benchtrack gate: {headline(o).replace('`', '')}", highlight=False)
+        return
     table = Table(title=f"benchtrack gate: {headline(o).replace('`', '')}", title_justify="left")
     for col, just in (
         ("benchmark", "left"),
