@@ -152,6 +152,15 @@ def test_a_recording_splits_into_parts_by_rounds_recorded(tmp_path: Path) -> Non
     assert d.round_seconds() == (2 * 10.0, 2 * 24.0) and d.count_rounds() == 3
     assert d.gate_seconds(5) == 2 * 24.0 * 3 and d.gate_seconds(12) == 2 * 10.0 * 12
     assert d.gate_seconds(2) == 2 * 24.0 * 2
+    assert d.counts_beside() == 3
+    # A neighbour sent the counts inside the rounds from their second round: that one and the
+    # third add one run each (both sides at once) to the rounds they ran in.
+    data.counts_inside_from = 1
+    path.write_bytes(aa.dump(aa.to_dict(data, {"commit": "0" * 40})))
+    d = aa.load(path)
+    assert d.counts_beside() == 1
+    assert d.gate_seconds(5) == 2 * 10.0 * 5 + 24.0 * 2
+    assert d.gate_seconds(1) == max(2 * 10.0, 2 * 24.0)
     parts = aa.load_parts(path)
     assert [(p.names, p.rounds) for p in parts] == [(["t/a"], 5), (["t/a (instructions)"], 3)]
     assert aa.load_parts(path, "instructions")[0].names == ["t/a (instructions)"]

@@ -9,22 +9,25 @@ in step mode.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
 import os
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from benchtrack.errors import BadInput
-from benchtrack.gate import aa, lockstep
+from benchtrack.gate import aa, lockstep, rounds
 from benchtrack.gate.config import Suite, parse
 from benchtrack.gate.rounds import (
     Meta,
@@ -36,6 +39,7 @@ from benchtrack.gate.rounds import (
     spare_cpus,
 )
 from benchtrack.gate.worktree import Checkout
+from benchtrack.machine_load import NeighbourMeter
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -626,7 +630,12 @@ def _counted_suite(tmp_path: Path) -> tuple[Suite, Path]:
     return Suite("cnt", command, "perl", "out", series="instructions", rounds=3), log
 
 
-def _interleave_with_counts(tmp_path: Path, cpus: str | None):
+def _interleave_with_counts(
+    tmp_path: Path,
+    cpus: str | None,
+    crowded_at: float = math.inf,
+    after_first_round: Callable[[], None] = lambda: None,
+):
     suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")])
     counted, log = _counted_suite(tmp_path)
     rounds_done: list[float] = []  # when each lockstep round was recorded
@@ -635,6 +644,8 @@ def _interleave_with_counts(tmp_path: Path, cpus: str | None):
     def progress(message: str) -> None:
         if message.startswith("round ") and " ls " in message:
             rounds_done.append(time.monotonic())
+            if len(rounds_done) == 2:  # both sides of the first round
+                after_first_round()
 
     data = interleave(
         [suite, counted],
@@ -647,6 +658,7 @@ def _interleave_with_counts(tmp_path: Path, cpus: str | None):
         stop_when=lambda _: True,
         progress=progress,
         failures=failures,
+        crowded_at=crowded_at,
     )
     runs = [json.loads(line) for line in log.read_text().splitlines()]
     return data, failures, runs, rounds_done
@@ -672,6 +684,78 @@ def test_counts_run_beside_the_lockstep_rounds_on_the_cpu_it_leaves(tmp_path: Pa
     one_by_one = all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
     assert one_by_one or "," in str(spare_cpus(None))
     assert spans[0][0] < rounds_done[-1] and spans[-1][1] > rounds_done[0]
+
+
+@contextlib.contextmanager
+def busy_neighbour() -> Iterator[None]:
+    """A busy loop that is not this process's descendant (bash starts it and exits, so it is
+    re-parented), as a co-tenant job would be; killed on the way out, whatever happens."""
+    loop = f"{shlex.quote(sys.executable)} -c 'while True: pass'"
+    out = subprocess.run(
+        ["bash", "-c", f"{loop} >/dev/null 2>&1 & echo $!"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pid = int(out.stdout.split()[0])
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_neighbour_meter_counts_other_work_not_this_process_tree() -> None:
+    def reading(during: Callable[[], None]) -> float:
+        meter = NeighbourMeter(window=0.5)
+        during()
+        others = meter.neighbour()
+        assert others is not None and meter.readings == [others]
+        return others
+
+    quiet = reading(lambda: time.sleep(1.5))
+    # This process's own work, and a grandchild's that has exited and been reaped by its parent:
+    # neither is a neighbour.
+    body = "import time; t = time.time() + 1.5\nwhile time.time() < t: pass"
+    spin = f"{shlex.quote(sys.executable)} -c '{body}'"
+    own = reading(lambda: subprocess.run(["bash", "-c", f"{spin}; true"], check=True))
+    with busy_neighbour():
+        other = reading(lambda: time.sleep(1.5))
+    assert own < quiet + 0.4, (quiet, own)
+    assert other > quiet + 0.6, (quiet, other)
+    # A shorter span than the window is left to grow: the last reading stands.
+    meter = NeighbourMeter(window=60)
+    assert meter.neighbour() is None
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs a CPU that lockstep leaves")
+def test_a_neighbour_sends_the_counts_back_into_the_rounds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rounds, "WINDOW_SECONDS", 0.5)
+    with contextlib.ExitStack() as stack:
+        data, failures, runs, _ = _interleave_with_counts(
+            tmp_path,
+            None,
+            crowded_at=rounds.CROWDED,
+            after_first_round=lambda: stack.enter_context(busy_neighbour()),
+        )
+    assert failures == [] and data.count == 3
+    # The first count round ran beside the rounds before the neighbour came; the rest inside.
+    first = data.counts_inside_from
+    assert first is not None and 1 <= first <= 2, (first, data.neighbour)
+    assert data.neighbour and data.neighbour[-1] >= rounds.CROWDED
+    for side in ("base", "head"):
+        assert data.padded(side, "perl/c/n (instructions)") == [100.0] * 3
+    spare = spare_cpus(None)
+    beside = [r for r in runs if r["cpus"] == spare]
+    assert len(runs) == 6 and len(beside) == 2 * first
+    # Inside the rounds: unpinned, both sides at once.
+    inside = runs[2 * first :]
+    assert all(r["cpus"] != spare for r in inside)
+    for a, b in zip(inside[::2], inside[1::2], strict=True):
+        assert {a["side"], b["side"]} == {"base", "head"}
+        assert a["start"] < b["end"] and b["start"] < a["end"]
 
 
 def test_on_one_cpu_the_counts_take_their_turn_in_the_rounds(tmp_path: Path) -> None:

@@ -132,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         "seconds": data.seconds,
         "minutes": minutes,
         "stopped_by_budget": data.stopped_by_budget,
+        "counts_inside_from": data.counts_inside_from,
+        "neighbour_cpus": data.neighbour,
         "threshold": cfg.threshold,
         "n_looks": len(looks),
         "cpus": cpus,

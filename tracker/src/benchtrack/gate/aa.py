@@ -42,6 +42,9 @@ def to_dict(data: Rounds, meta: dict[str, Any]) -> dict[str, Any]:
         "orders": data.orders,
         "seconds": round(data.seconds, 1),
         "run_seconds": {k: [round(x, 2) for x in v] for k, v in data.run_seconds.items()},
+        # Where the counts ran: beside the rounds (null) or inside them from this count round.
+        "counts_inside_from": data.counts_inside_from,
+        "neighbour_cpus": data.neighbour,
         "errors": data.errors,
         "benchmarks": benches,
     }
@@ -90,11 +93,21 @@ class AAData:
             default=0,
         )
 
+    def counts_beside(self) -> int:
+        """How many of the count rounds ran beside the rounds: all of them unless a neighbour
+        sent the rest inside (`counts_inside_from`; recordings made before it have none)."""
+        inside_from = self.doc.get("counts_inside_from")
+        whole = self.count_rounds()
+        return whole if inside_from is None else min(inside_from, whole)
+
     def gate_seconds(self, rounds: float) -> float:
-        """A gate of `rounds` rounds of these suites, builds not included: the rounds or the
-        counts beside them, whichever ends last (a look waits for the counts)."""
+        """A gate of `rounds` rounds of these suites, builds not included, on this recording's
+        schedule: the rounds or the counts beside them, whichever ends last (a look waits for
+        the counts), plus the count rounds run inside the rounds, both sides at once."""
         main, counts = self.round_seconds()
-        return max(main * rounds, counts * min(rounds, self.count_rounds()))
+        counted = min(rounds, self.count_rounds())
+        beside = min(counted, self.counts_beside())
+        return max(main * rounds, counts * beside) + counts / 2 * (counted - beside)
 
 
 def load(path: Path, name_filter: str | None = None) -> AAData:

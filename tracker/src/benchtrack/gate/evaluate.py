@@ -281,7 +281,7 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
         "benchmarks together) that would fail.",
         "",
         f"Estimated gate time for these suites: {main:.0f} s per round × {ev.mean_rounds:.1f} "
-        f"rounds, the counts' {counts:.0f} s per round × {d.count_rounds()} beside them ≈ "
+        f"rounds, {_counts_schedule(d, counts)} ≈ "
         f"{d.gate_seconds(ev.mean_rounds) / 60:.1f} min (builds not included).",
         "",
         "### Per benchmark",
@@ -336,3 +336,14 @@ def to_dict(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> dict:
             for i, name in enumerate(ev.data.names)
         ],
     }
+
+
+def _counts_schedule(d: AAData, counts: float) -> str:
+    """Where the recording's count rounds ran, for the time estimate."""
+    whole, beside = d.count_rounds(), d.counts_beside()
+    if beside == whole:
+        return f"the counts' {counts:.0f} s per round × {whole} beside them"
+    return (
+        f"the counts' {counts:.0f} s per round × {beside} beside them, then "
+        f"{counts / 2:.0f} s (both sides at once) × {whole - beside} inside them"
+    )

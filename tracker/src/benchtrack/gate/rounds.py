@@ -5,7 +5,7 @@ time, so whatever the machine does (another job, thermal drift, frequency change
 alike; alternating the order cancels a systematic first/second effect. One value per benchmark
 per round: the median of that round's samples (of its pairs' ratios, in lockstep). Instruction
 counts, which the machine's load does not move, run their rounds beside the others on the CPUs
-lockstep leaves free.
+lockstep leaves free, as long as no neighbour needs those CPUs too.
 """
 
 from __future__ import annotations
@@ -32,11 +32,16 @@ from benchtrack.gate.config import COUNTED, STEP_CLOCKS, Suite
 from benchtrack.gate.processes import stop_group
 from benchtrack.gate.worktree import Checkout
 from benchtrack.ingest import HARNESSES
+from benchtrack.machine_load import NeighbourMeter
 
 # Inherited variables that would point a checkout's tools at the user's tree or environment
 # (set by `uv run` or an outer `cargo make`); each checkout resolves its own.
 _STRIP = ("BENCH_RAW", "BENCH_RESULTS", "BENCH_HISTORY", "VIRTUAL_ENV", "CARGO_TARGET_DIR")
 TAIL_LINES = 30
+# The counts leave the spare CPU once other work keeps this many CPUs busy on average (over at
+# least WINDOW_SECONDS): with the counts there too, a neighbour would land on the lockstep CPU.
+CROWDED = 0.5
+WINDOW_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,10 @@ class Rounds:
     )
     run_seconds: dict[str, list[float]] = field(default_factory=dict)  # suite -> per run
     stopped_by_budget: bool = False  # the time budget, not the verdicts, ended the rounds
+    # The first count round run inside the rounds rather than beside them (None: all beside,
+    # or nothing counted); the neighbours' CPUs read before each count round beside them.
+    counts_inside_from: int | None = None
+    neighbour: list[float] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -358,12 +367,21 @@ class _Beside(threading.Thread):
     on a 2-vCPU runner leaves the other idle. Counting there, one side after the other (both at
     once given two spare CPUs), overlaps the two instead of adding them (tracker/GATE.md,
     "Time"). A lockstep pair sees the same neighbour on both sides, as it does any co-tenant.
+
+    A neighbour changes that: with the counts on the spare CPU it too is busy, so the
+    neighbour lands on the lockstep CPU and preempts steps that wait on wake-ups (the co-tenant
+    recordings in GATE.md). So before each count round `crowded()` is asked; once it says so the
+    thread hands the rest back (`handed_back`) and they run inside the rounds, as on one CPU.
     """
 
-    def __init__(self, suites: list[Suite], rounds: int, cpus: str, run_round) -> None:
+    def __init__(
+        self, suites: list[Suite], rounds: int, cpus: str, run_round, crowded: Callable[[], bool]
+    ) -> None:
         super().__init__(name="benchtrack-counts", daemon=True)
         self.suites, self.rounds, self.cpus, self.run_round = suites, rounds, cpus, run_round
+        self.crowded = crowded
         self.done = 0  # rounds finished
+        self.handed_back = False
         self.cond = threading.Condition()
         self.stop = threading.Event()
         self.error: BaseException | None = None
@@ -373,6 +391,9 @@ class _Beside(threading.Thread):
             for rnd in range(self.rounds):
                 if self.stop.is_set():
                     break
+                if self.crowded():
+                    self.handed_back = True
+                    break
                 self.run_round(rnd, self.suites, self.cpus, self.stop)
                 with self.cond:
                     self.done = rnd + 1
@@ -381,13 +402,19 @@ class _Beside(threading.Thread):
             self.error = e
         finally:
             with self.cond:
-                self.done = self.rounds if self.error is None else self.done
+                if self.error is None and not self.handed_back:
+                    self.done = self.rounds  # stopped: nothing more will come
                 self.cond.notify_all()
 
     def wait(self, rounds: int) -> None:
-        """Block until the first `rounds` count rounds are in (or all of them are)."""
+        """Block until the first `rounds` count rounds are in (or all of them are), or the
+        thread has handed the rest back to the rounds."""
         with self.cond:
-            self.cond.wait_for(lambda: self.done >= min(rounds, self.rounds) or not self.is_alive())
+            self.cond.wait_for(
+                lambda: (
+                    self.done >= min(rounds, self.rounds) or self.handed_back or not self.is_alive()
+                )
+            )
         if self.error is not None:
             raise self.error
 
@@ -405,6 +432,7 @@ def interleave(
     progress: Progress,
     failures: list[SuiteFailure],
     budget: float | None = None,
+    crowded_at: float = CROWDED,
 ) -> Rounds:
     """Build both sides, then measure rounds until the last look or `stop_when` says so at a look,
     or until the rounds to the next look would end after `budget` seconds from the start (builds
@@ -412,10 +440,12 @@ def interleave(
     it: every look spends its own share of alpha.
 
     A suite that fails to build or run on either side is dropped for both (its failure recorded
-    in `failures`); the other suites go on.
+    in `failures`); the other suites go on. The counted suites run beside the rounds while the
+    rest of the machine keeps fewer than `crowded_at` CPUs busy, inside them from then on.
     """
     data = Rounds()
     started = time.monotonic()
+    meter = NeighbourMeter(WINDOW_SECONDS)  # from here, so the builds' span is seen too
     pattern = re.compile(name_filter) if name_filter else None
     live = list(suites)
     envs = {(s.name, co.side): child_env(co, s, pins, name_filter) for s in suites for co in sides}
@@ -457,15 +487,41 @@ def interleave(
     spare = spare_cpus(cpus)
     counted = [s for s in live if s.series == COUNTED]
     beside = None
+    most = max((s.rounds or looks[-1] for s in counted), default=0)
+
+    def crowded() -> bool:
+        others = meter.neighbour()
+        data.neighbour = list(meter.readings)
+        return others is not None and others >= crowded_at
+
     if spare and counted and any(s.lockstep for s in live):
-        most = max(s.rounds or looks[-1] for s in counted)
-        beside = _Beside(counted, most, spare, run_round)
+        beside = _Beside(counted, most, spare, run_round, crowded)
         # Pinned to the spare CPUs, a harness would size its pools to them (one thread on a
         # 2-vCPU runner) and count another workload: keep the pools the gate's CPUs give.
         for s in counted:
             for co in sides:
                 envs[s.name, co.side].setdefault("BENCH_THREADS", str(len(_allowed(cpus))))
     main = [s for s in live if beside is None or s not in counted]
+    if beside is None and counted:
+        data.counts_inside_from = 0
+    inside = 0  # the next count round the rounds owe, once the counts are handed back
+
+    def counts_inside(rnd: int) -> None:
+        """Once the counts are handed back: their rounds up to `rnd` inside the rounds."""
+        nonlocal inside
+        if beside is None or not beside.handed_back:
+            return
+        beside.join()  # it stopped before starting another count round
+        if data.counts_inside_from is None:
+            inside = data.counts_inside_from = beside.done
+            progress(
+                f"counts from round {inside + 1} inside the rounds: a neighbour keeps "
+                f"{data.neighbour[-1]:g} CPUs busy"
+            )
+        for j in range(inside, min(rnd + 1, most)):
+            run_round(j, counted, cpus)
+            inside = j + 1
+
     measuring = time.monotonic()
     if beside is not None:
         beside.start()
@@ -478,6 +534,7 @@ def interleave(
             run_round(rnd, main, cpus)
             if beside is not None and rnd + 1 in looks:
                 beside.wait(rnd + 1)  # a look judges the counts' rounds too
+            counts_inside(rnd)
             data.seconds = time.monotonic() - started
             if rnd + 1 in looks and stop_when(data):
                 break
