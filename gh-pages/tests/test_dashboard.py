@@ -15,6 +15,7 @@ from dashboard_fixture import (
     FOUR_CPU_FROM,
     N_COMMITS,
     PHONE,
+    REPO,
     RUNNERS,
     STEP_AT,
     XSS,
@@ -33,7 +34,7 @@ LAST = N_COMMITS - 1
 
 
 def js_fmt(v: float, digits: int = 3) -> str:
-    """The dashboard's number format (fmt in app.js) for the values used here."""
+    """The dashboard's number format (fmt in js/util.js) for the values used here."""
     for factor, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(v) >= factor:
             return _trim(f"{v / factor:.{digits}g}") + " " + suffix
@@ -79,7 +80,7 @@ def test_site_layout_and_data_js_copied_byte_for_byte(built: Built) -> None:
     out = built.site
     for rel in (
         "index.html",
-        "dashboard/app.js",
+        *(f"dashboard/js/{js.name}" for js in sorted((REPO / "gh-pages/src/js").glob("*.js"))),
         "dashboard/style.css",
         "dashboard/vendor/uPlot.iife.min.js",
         "dashboard/vendor/uPlot.min.css",

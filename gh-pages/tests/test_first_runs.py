@@ -23,7 +23,7 @@ from dashboard_fixture import (
 )
 
 FIRST_RUN = "1 run so far: trends appear from the second run."
-RUNNER_RGB = (0x00, 0x72, 0xB2)  # the first runner's colour (PALETTE[0] in app.js)
+RUNNER_RGB = (0x00, 0x72, 0xB2)  # the first runner's colour (PALETTE[0] in js/util.js)
 WORSE_CSS = "rgb(179, 66, 11)"  # --worse in style.css
 MUTED_CSS = "rgb(85, 91, 97)"  # --muted in style.css
 

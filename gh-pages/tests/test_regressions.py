@@ -29,13 +29,13 @@ from dashboard_fixture import (
 
 from benchtrack.history.format import dumps
 
-WORSE_RGB = (0xD5, 0x5E, 0x00)  # the vermillion of a regression's marker (WORSE in app.js)
+WORSE_RGB = (0xD5, 0x5E, 0x00)  # the vermillion of a regression's marker (WORSE in js/util.js)
 REGRESSIONS = [s for s in STEPS if s[4]]
 IMPROVEMENTS = [s for s in STEPS if not s[4]]
 
 
 def pct1(x: float) -> str:
-    """The list's change format (pct1 in app.js): sign, one decimal, thin space, %."""
+    """The list's change format (pct1 in js/util.js): sign, one decimal, thin space, %."""
     body = f"{abs(x) * 100:.1f}"
     return ("±" if float(body) == 0 else "+" if x > 0 else "−") + body + " %"
 

@@ -70,6 +70,23 @@ def test_rebuilding_an_unchanged_history_writes_the_same_bytes(tmp_path: Path) -
     assert {k: v for k, v in once.items() if k in before} == before
 
 
+def test_a_build_over_an_older_site_drops_the_code_the_source_no_longer_has(
+    tmp_path: Path,
+) -> None:
+    history = _history(tmp_path / "h")
+    fresh, old = tmp_path / "fresh", tmp_path / "old"
+    assert cli.main(["site", str(history), "--out", str(fresh)]) == 0
+    assert cli.main(["site", str(history), "--out", str(old)]) == 0
+    # what a build before the split of the dashboard's code into js/ left behind
+    (old / "dashboard/app.js").write_bytes(b"(function () {})();\n")
+    (old / "dashboard/js/gone.js").write_bytes(b"(function () {})();\n")
+    kept = {"notes.txt": b"not the dashboard's\n", "dashboard/data/g/x.json": b"{}\n"}
+    for rel, data in kept.items():
+        (old / rel).write_bytes(data)
+    assert cli.main(["site", str(history), "--out", str(old)]) == 0
+    assert _tree(old) == {**_tree(fresh), **kept}
+
+
 def _git_history(tmp_path: Path) -> Path:
     repo = _history(tmp_path / "remote")
     git = ["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t"]

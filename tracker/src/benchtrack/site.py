@@ -5,7 +5,7 @@ from `gh-pages/node_modules`, locked by `gh-pages/package-lock.json`) plus a com
 from the history, written beside `bench/`:
 
     OUT/index.html                      the dashboard (opens from file:// and from GitHub Pages)
-    OUT/dashboard/app.js, style.css     its code
+    OUT/dashboard/js/*.js, style.css    its code (classic scripts, loaded in order by index.html)
     OUT/dashboard/vendor/uPlot.*        the chart library, copied from node_modules
     OUT/dashboard/data/index.js         window.BENCHTRACK_INDEX: runners, commits (deduplicated
                                         across runners), suites/groups/benchmarks, latest and
@@ -499,12 +499,21 @@ def build_site(history: SiteHistory, out: Path, source: Path | None = None) -> B
     dash = out / "dashboard"
 
     # Static files: index.html at the top, everything else under dashboard/.
+    code = set()
     for path in sorted(static.rglob("*")):
         if path.is_dir():
             continue
         rel = path.relative_to(static)
         target = out / rel if rel == Path("index.html") else dash / rel
         _write(target, path.read_bytes())
+        code.add(target)
+    # Code an older build wrote that the source no longer has (dashboard/app.js before it was split
+    # into js/): dashboard/ is derived, so a build over an old site equals a fresh one. Its data/
+    # and vendor/ are kept in step on their own.
+    for path in sorted(dash.rglob("*")):
+        derived_apart = path.relative_to(dash).parts[0] in ("data", "vendor")
+        if path.is_file() and not derived_apart and path not in code:
+            path.unlink()
     for rel, name in _VENDOR.items():
         _write(dash / "vendor" / name, (vendor_src / rel).read_bytes())
 
