@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -18,6 +19,7 @@ from benchtrack.result import ResultDocument
 from benchtrack.runner import affinity_cpus
 
 FIXTURES = Path(__file__).parent / "fixtures"
+CONFIG = Path(__file__).resolve().parents[2] / "benchtrack.toml"  # this repository's suites
 
 SUITE_SCRIPT = """
 import os, shutil, sys
@@ -60,6 +62,7 @@ def repo(tmp_path, monkeypatch):
     subprocess.run(["git", "init", "-q"], check=True)
     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "first"], check=True, env=env)
     (tmp_path / "suite.py").write_text(textwrap.dedent(SUITE_SCRIPT))
+    shutil.copy(CONFIG, tmp_path / "benchtrack.toml")
     return tmp_path
 
 
