@@ -9,14 +9,13 @@ commit that triples its work (gate), with nothing about the suite anywhere but t
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from test_gate_e2e import commit, git
+from test_gate_e2e import commit, gate, git
 
+from benchtrack.cli import main
 from benchtrack.site import default_source
 
 pytestmark = pytest.mark.skipif(
@@ -60,55 +59,43 @@ EOF
 """
 
 
-def benchtrack(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "benchtrack.cli", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"},
-    )
-
-
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     repo = tmp_path / "fourth"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
-    files = {
-        "benchtrack.toml": CONFIG,
-        ".gitignore": "/target/\n/.bench/\n",
-        "bench.sh": BENCH.replace("WORK", "2000"),
-    }
+    bench = BENCH.replace("WORK", "2000")
+    ignore = "/target/\n/.bench/\n/site/\n"
+    files = {"benchtrack.toml": CONFIG, "bench.sh": bench, ".gitignore": ignore}
     commit(repo, "a tiny shell suite", files)
     git(repo, "tag", "base")
     commit(repo, "triple the work", {"bench.sh": BENCH.replace("WORK", "6000")})
     git(repo, "tag", "slower")
     git(repo, "checkout", "-q", "base")
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("NO_COLOR", "1")
     return repo
 
 
 def test_a_suite_declared_only_in_the_config_is_measured_stored_charted_and_gated(
-    repo: Path,
+    repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     name = "shell/loop/squares"
 
     # measured and stored: bench-local runs it (all declared suites by default)
-    local = benchtrack(repo, "bench-local")
-    assert local.returncode == 0, local.stdout + local.stderr
+    assert main(["bench-local"]) == 0
     doc = json.loads((repo / "target/bench/results/shell.json").read_text())
     assert doc["suite"] == "shell" and [b["name"] for b in doc["benchmarks"]] == [name]
     logs = list((repo / "target/bench/logs").glob("*/shell.log"))
     assert len(logs) == 1 and "profile tiny" in logs[0].read_text()  # its env and profile
     (data_js,) = (repo / ".bench/history/bench").glob("*/data.js")
     assert name in data_js.read_text()
-    assert "--suite" in benchtrack(repo, "bench-local", "--suite", "rust").stderr  # not declared
+    capsys.readouterr()
+    assert main(["bench-local", "--suite", "rust"]) == 2  # not declared here
+    assert "--suite" in capsys.readouterr().err
 
     # charted: the dashboard lists the suite and writes its group's file
-    site = benchtrack(repo, "site", ".bench/history", "--out", "site")
-    assert site.returncode == 0, site.stdout + site.stderr
+    assert main(["site", ".bench/history", "--out", "site"]) == 0
     text = (repo / "site/dashboard/data/index.js").read_text()
     index = json.loads(text.removeprefix("window.BENCHTRACK_INDEX=").rstrip().rstrip(";"))
     assert [s["name"] for s in index["suites"]] == ["shell"]
@@ -117,10 +104,6 @@ def test_a_suite_declared_only_in_the_config_is_measured_stored_charted_and_gate
     assert name in (repo / "site/dashboard/data/g" / group["file"]).read_text()
 
     # gated: three times the work is a regression (exit 1) naming the benchmark
-    out = repo / "target/gate-out"
-    gate = benchtrack(repo, "gate", "--base", "base", "--head", "slower", "--out", str(out))
-    assert gate.returncode == 1, gate.stdout + gate.stderr
-    verdicts = {
-        b["name"]: b["verdict"] for b in json.loads((out / "gate.json").read_text())["benchmarks"]
-    }
-    assert verdicts == {name: "regressed"}, gate.stdout + gate.stderr
+    code, gated, text = gate(repo, "--base", "base", "--head", "slower")
+    assert code == 1 and gated, text
+    assert {b["name"]: b["verdict"] for b in gated["benchmarks"]} == {name: "regressed"}, text
