@@ -142,6 +142,32 @@ def test_bad_options_exit_2_before_running(repo, capsys, args, expected):
     assert not (repo / "target").exists()
 
 
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        (None, "benchtrack.toml: expected the suites' [bench.suites.<name>] tables (not found)"),
+        ("[gate]\n", "benchtrack.toml: bench.suites: expected at least one"),
+        (
+            '[bench.suites.x]\nadapter = "junit"\ncommand = "true"\nraw = "r"\n',
+            "bench.suites.x.adapter",
+        ),
+        ('[bench.suites.x]\nadapter = "bmf"\nraw = "r"\n', "bench.suites.x.command"),
+        (
+            '[bench.suites.x]\nadapter = "bmf"\ncommand = "true"\nraw = "r"\ntimeout = 3\n',
+            "bench.suites.x.timeout",
+        ),
+    ],
+)
+def test_missing_or_bad_suite_config_exits_2_naming_it(repo, capsys, config, expected):
+    if config is None:
+        (repo / "benchtrack.toml").unlink()
+    else:
+        (repo / "benchtrack.toml").write_text(config)
+    assert bench_local() == 2
+    assert expected in capsys.readouterr().err
+    assert not (repo / "target").exists()
+
+
 def test_json_report(repo, capsys):
     assert bench_local("--suite", "perl", "--json") == 0
     report = json.loads(capsys.readouterr().out)

@@ -289,9 +289,9 @@ def _index_changes(
     return out
 
 
-def derive(history: SiteHistory, order: tuple[str, ...] = ()) -> SiteData:
+def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
     """The index and per-group payloads the dashboard reads, from the parsed history; suites in
-    `order` (benchtrack.toml's [bench.suites], benchtrack.suites.order) come first, in it."""
+    `suite_order` (benchtrack.toml's [bench.suites], benchtrack.suites.order) come first."""
     runners = sorted(
         history.model.runners.values(),
         key=lambda r: (r.cpus if r.cpus > 0 else 1 << 30, r.key),
@@ -363,7 +363,7 @@ def derive(history: SiteHistory, order: tuple[str, ...] = ()) -> SiteData:
     n = len(order)
     bucket = math.ceil(n / OVERVIEW_BUCKETS) if n > 2 * OVERVIEW_BUCKETS else 0
     for (suite, group), members in sorted(
-        groups.items(), key=lambda kv: (_suite_rank(kv[0][0], order), kv[0][1])
+        groups.items(), key=lambda kv: (_suite_rank(kv[0][0], suite_order), kv[0][1])
     ):
         file = _group_file(suite, group)
         chunks, chunks_o = [], []
@@ -485,7 +485,7 @@ def build_site(
     history: SiteHistory, out: Path, source: Path | None = None, order: tuple[str, ...] = ()
 ) -> BuildReport:
     """Write the dashboard for `history` into `out` (see the module doc for the layout); `order`:
-    the suites' order (derive)."""
+    the suites' order (derive's `suite_order`)."""
     source = source or default_source()
     static = source / "src"
     if not (static / "index.html").is_file():
@@ -498,7 +498,7 @@ def build_site(
             None,
             "the chart library installed by `npm ci --prefix gh-pages` (cargo make dashboard-deps)",
         )
-    site = derive(history, order)
+    site = derive(history, suite_order=order)
     out.mkdir(parents=True, exist_ok=True)
     dash = out / "dashboard"
 

@@ -53,7 +53,7 @@ def read(path: Path, *, required: bool) -> dict[str, Any]:
     except FileNotFoundError:
         if not required:
             return {}
-        raise BadInput(path, None, f"the suites' declarations ({CONFIG_NAME}: not found)") from None
+        raise BadInput(path, None, "the suites' [bench.suites.<name>] tables (not found)") from None
     except tomllib.TOMLDecodeError as e:
         raise BadInput(path, None, f"valid TOML ({e})") from None
 
