@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.." || exit 2
 pin=()
 [ -n "${BENCH_TASKSET:-}" ] && pin=(taskset -c "$BENCH_TASKSET")
 suites=()
-# default: every suite, the instruction counts (rust-instructions, ...) included: they are the
-# history's quiet series (tracker/DETECT.md, "History noise")
+# default: every [bench.suites] table of benchtrack.toml, the instruction counts included: they
+# are the history's quiet series (tracker/DETECT.md, "History noise")
 [ -n "${BENCH_SUITES:-}" ] && suites=(--suite "$BENCH_SUITES")
 mkdir -p target/bench
 "${pin[@]}" uv run --frozen benchtrack bench-local --no-history "${suites[@]}" --markdown \

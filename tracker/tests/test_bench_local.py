@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -18,6 +19,7 @@ from benchtrack.result import ResultDocument
 from benchtrack.runner import affinity_cpus
 
 FIXTURES = Path(__file__).parent / "fixtures"
+CONFIG = Path(__file__).resolve().parents[2] / "benchtrack.toml"  # this repository's suites
 
 SUITE_SCRIPT = """
 import os, shutil, sys
@@ -60,6 +62,7 @@ def repo(tmp_path, monkeypatch):
     subprocess.run(["git", "init", "-q"], check=True)
     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "first"], check=True, env=env)
     (tmp_path / "suite.py").write_text(textwrap.dedent(SUITE_SCRIPT))
+    shutil.copy(CONFIG, tmp_path / "benchtrack.toml")
     return tmp_path
 
 
@@ -135,6 +138,32 @@ def test_filter_reaches_the_harness_and_skips_history(repo, capsys):
 )
 def test_bad_options_exit_2_before_running(repo, capsys, args, expected):
     assert bench_local(*args) == 2
+    assert expected in capsys.readouterr().err
+    assert not (repo / "target").exists()
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        (None, "benchtrack.toml: expected the suites' [bench.suites.<name>] tables (not found)"),
+        ("[gate]\n", "benchtrack.toml: bench.suites: expected at least one"),
+        (
+            '[bench.suites.x]\nadapter = "junit"\ncommand = "true"\nraw = "r"\n',
+            "bench.suites.x.adapter",
+        ),
+        ('[bench.suites.x]\nadapter = "bmf"\nraw = "r"\n', "bench.suites.x.command"),
+        (
+            '[bench.suites.x]\nadapter = "bmf"\ncommand = "true"\nraw = "r"\ntimeout = 3\n',
+            "bench.suites.x.timeout",
+        ),
+    ],
+)
+def test_missing_or_bad_suite_config_exits_2_naming_it(repo, capsys, config, expected):
+    if config is None:
+        (repo / "benchtrack.toml").unlink()
+    else:
+        (repo / "benchtrack.toml").write_text(config)
+    assert bench_local() == 2
     assert expected in capsys.readouterr().err
     assert not (repo / "target").exists()
 

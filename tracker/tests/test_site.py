@@ -147,3 +147,16 @@ def test_index_carries_both_runs_of_a_cards_change_with_their_spreads(tmp_path: 
                     assert spread[-2] > 0 and spread[-2] != spread[-1]  # a real, distinct range
                     checked += 1
     assert checked == 6 * 2
+
+
+def test_suites_follow_the_declared_order_then_the_alphabet(tmp_path: Path, monkeypatch) -> None:
+    """The dashboard lists suites in benchtrack.toml's [bench.suites] order (read from the
+    current directory), the undeclared ones after them alphabetically; no file: alphabetically."""
+    history = _history(tmp_path / "h")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["site", str(history), "--out", "plain"]) == 0
+    assert [s["name"] for s in _index(tmp_path / "plain")["suites"]] == ["perl", "python", "rust"]
+    table = '[bench.suites.{}]\nadapter = "bmf"\ncommand = "true"\nraw = "r"\n'
+    (tmp_path / "benchtrack.toml").write_text(table.format("rust") + table.format("go"))
+    assert cli.main(["site", str(history), "--out", "ordered"]) == 0
+    assert [s["name"] for s in _index(tmp_path / "ordered")["suites"]] == ["rust", "perl", "python"]

@@ -50,7 +50,6 @@ SCHEMA = "benchtrack.site/1"
 # The overview's small multiples need no more points than pixels: past 2 x OVERVIEW_BUCKETS
 # commits each group also gets an overview file of bucket means (same layout, fewer points).
 OVERVIEW_BUCKETS = 200
-SUITE_ORDER = ("rust", "python", "perl")
 _SLUG = re.compile(r"[^a-z0-9._-]+")
 _VENDOR = {
     "uplot/dist/uPlot.iife.min.js": "uPlot.iife.min.js",
@@ -195,8 +194,9 @@ def _first_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _suite_rank(suite: str) -> tuple[int, str]:
-    return (SUITE_ORDER.index(suite) if suite in SUITE_ORDER else len(SUITE_ORDER), suite)
+def _suite_rank(suite: str, order: tuple[str, ...]) -> tuple[int, str]:
+    """Declared suites in declaration order, then the rest alphabetically."""
+    return (order.index(suite) if suite in order else len(order), suite)
 
 
 def _group_file(suite: str, group: str) -> str:
@@ -289,8 +289,9 @@ def _index_changes(
     return out
 
 
-def derive(history: SiteHistory) -> SiteData:
-    """The index and per-group payloads the dashboard reads, from the parsed history."""
+def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
+    """The index and per-group payloads the dashboard reads, from the parsed history; suites in
+    `suite_order` (benchtrack.toml's [bench.suites], benchtrack.suites.order) come first."""
     runners = sorted(
         history.model.runners.values(),
         key=lambda r: (r.cpus if r.cpus > 0 else 1 << 30, r.key),
@@ -362,7 +363,7 @@ def derive(history: SiteHistory) -> SiteData:
     n = len(order)
     bucket = math.ceil(n / OVERVIEW_BUCKETS) if n > 2 * OVERVIEW_BUCKETS else 0
     for (suite, group), members in sorted(
-        groups.items(), key=lambda kv: (_suite_rank(kv[0][0]), kv[0][1])
+        groups.items(), key=lambda kv: (_suite_rank(kv[0][0], suite_order), kv[0][1])
     ):
         file = _group_file(suite, group)
         chunks, chunks_o = [], []
@@ -480,8 +481,11 @@ class BuildReport:
         return {k: (str(v) if isinstance(v, Path) else v) for k, v in self.__dict__.items()}
 
 
-def build_site(history: SiteHistory, out: Path, source: Path | None = None) -> BuildReport:
-    """Write the dashboard for `history` into `out` (see the module doc for the layout)."""
+def build_site(
+    history: SiteHistory, out: Path, source: Path | None = None, order: tuple[str, ...] = ()
+) -> BuildReport:
+    """Write the dashboard for `history` into `out` (see the module doc for the layout); `order`:
+    the suites' order (derive's `suite_order`)."""
     source = source or default_source()
     static = source / "src"
     if not (static / "index.html").is_file():
@@ -494,7 +498,7 @@ def build_site(history: SiteHistory, out: Path, source: Path | None = None) -> B
             None,
             "the chart library installed by `npm ci --prefix gh-pages` (cargo make dashboard-deps)",
         )
-    site = derive(history)
+    site = derive(history, suite_order=order)
     out.mkdir(parents=True, exist_ok=True)
     dash = out / "dashboard"
 

@@ -1,11 +1,12 @@
 """`benchtrack bench-local`: run the suites here, compare with the last local run, keep history.
 
+The suites are benchtrack.toml's `[bench.suites.<name>]` tables (benchtrack.suites), in order.
 For each runner size (this machine, or each `--cpus K` pinned with `taskset -c 0-(K-1)`) and each
-suite: run the suite's raw task (`cargo make bench-<suite>-raw`) with progress, ingest its output
-into a result document, compare it with the previous local run of the same runner key, then
-append everything to the local history and rebuild the dashboard there. The `*-instructions`
-suites count each benchmark's instructions under callgrind (`cargo make bench-<lang>-count`) and
-store them as its companion series `<name> (instructions)` (benchtrack.companion).
+suite: run its `build` (if any) and `command` with progress, ingest its `raw` output with its
+`adapter` into a result document, compare it with the previous local run of the same runner key,
+then append everything to the local history and rebuild the dashboard there. A `companion` suite
+counts instructions of other suites' benchmarks and stores them as their companion series
+`<name> (instructions)` (benchtrack.companion).
 
 Where things go:
 - result documents: `target/bench/results/<suite>.json` (`.../<runner-key>/<suite>.json` with
@@ -29,60 +30,24 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchtrack import detect, site
+from benchtrack import detect, site, suites
 from benchtrack.commands.compare import add_report_arguments, exit_code, print_report
 from benchtrack.commands.ingest import add_metadata_arguments
 from benchtrack.companion import as_companion
 from benchtrack.compare import SuiteComparison, compare_documents
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput, BenchtrackError
 from benchtrack.history import new_entries, open_store
-from benchtrack.ingest import ingest
+from benchtrack.ingest import ingest, names_own_suite
 from benchtrack.report.terminal import console
 from benchtrack.result import BenchError, Commit, ResultDocument, Runner
 from benchtrack.runner import affinity_cpus, detect_commit, detect_runner, now_utc, parse_cpus
+from benchtrack.suites import BenchSuite
 
 NAME = "bench-local"
 HELP = "Run the suites here with progress, compare with the previous local run, keep history"
 
 
-@dataclass(frozen=True)
-class Suite:
-    adapter: str  # the ingest adapter
-    raw: Path  # its raw output under target/bench/raw/
-    command: str  # the default command producing it
-    profile: str | None = None  # a fixed BENCH_PROFILE (None: --profile)
-    companion: bool = False  # a companion series of `<lang>`'s benchmarks (benchtrack.companion)
-
-
-RAW_COMMAND = "cargo make bench-{suite}-raw"
-# Runs each counted benchmark takes (after a warm-up); the value stored is their median, so one
-# odd run (a thread pool's wake-ups) does not move it. tracker/bench/history-counts.toml records
-# the same pass.
-COUNT_ITERS = 3
-COUNT_COMMAND = "cargo make bench-{lang}-count -- --iters " + str(COUNT_ITERS)
-
-
-def _counts(lang: str, profile: str) -> Suite:
-    # Counts keep their own sizes whatever --profile says: under callgrind a full-size run takes
-    # ~50x its wall time, and a count needs no long run to be stable.
-    raw = Path(f"{lang}-instructions")
-    return Suite("callgrind", raw, COUNT_COMMAND.format(lang=lang), profile, companion=True)
-
-
-SUITES = {
-    "rust": Suite("criterion", Path("rust"), RAW_COMMAND),
-    "python": Suite("pytest", Path("python/pytest.json"), RAW_COMMAND),
-    "perl": Suite("perl", Path("perl/perl.json"), RAW_COMMAND),
-    # Instruction counts of every benchmark (Perl's RSS ones excepted: memory is not counted).
-    "rust-instructions": _counts("rust", "quick"),
-    "python-instructions": _counts("python", "count"),
-    "perl-instructions": _counts("perl", "quick"),
-}
-# Counts are on by default: on a shared machine they are the series whose change points mean
-# something (a CPU-bound benchmark's wall time spreads tens of %, its count ~1%), and the pass
-# costs a minute or two (tracker/README.md has the measurement).
-DEFAULT_SUITES = tuple(SUITES)
-RAW = Path("target/bench/raw")
+CONFIG = Path(suites.CONFIG_NAME)  # at the repository root, where bench-local runs
 RESULTS = Path("target/bench/results")
 LOGS = Path("target/bench/logs")
 LAST = Path(".bench/last")
@@ -92,9 +57,8 @@ HISTORY = Path(".bench/history")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--suite",
-        default=",".join(DEFAULT_SUITES),
-        help="comma-separated suites to run (default: all, rust,python,perl and their "
-        "instruction counts rust-instructions,python-instructions,perl-instructions)",
+        help=f"comma-separated suites to run (default: every [bench.suites.<name>] of {CONFIG}, "
+        "in order)",
     )
     parser.add_argument(
         "--filter",
@@ -124,8 +88,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--raw-command",
-        help=f"command run per suite to produce its raw output, {{suite}} replaced (default "
-        f"'{RAW_COMMAND}'; counts: '{COUNT_COMMAND}')",
+        help="command run per suite to produce its raw output, {suite} replaced (default: the "
+        f"suite's `command` in {CONFIG})",
     )
     add_metadata_arguments(parser)
     add_report_arguments(parser)
@@ -142,7 +106,8 @@ class SuiteRun:
 
 
 def run(args: argparse.Namespace) -> int:
-    suites = _suites(args.suite)
+    declared = suites.load(CONFIG)
+    chosen = _suites(args.suite, declared)
     cpu_counts = _cpu_counts(args.cpus)
     label_cpus = parse_cpus(args.runner_cpus, "--runner-cpus") if args.runner_cpus else None
     git = detect_commit(args.commit)
@@ -156,9 +121,10 @@ def run(args: argparse.Namespace) -> int:
     runs: list[SuiteRun] = []
     for cpus in cpu_counts:
         runner = detect_runner(args.runner_label, cpus or label_cpus)
-        for suite in suites:
+        for spec in chosen:
+            suite = spec.name
             results = RESULTS / (f"{runner.key}/" if len(cpu_counts) > 1 else "") / f"{suite}.json"
-            doc = _measure(suite, runner, cpus, git.commit, args, out)
+            doc = _measure(spec, runner, cpus, git.commit, args, out)
             doc.dump(results)
             run = SuiteRun(suite, runner, doc, results)
             runs.append(_compare(run, args.threshold, out, baseline=not args.no_history))
@@ -186,12 +152,15 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _suites(text: str) -> list[str]:
+def _suites(text: str | None, declared: dict[str, BenchSuite]) -> list[BenchSuite]:
+    if text is None:
+        return list(declared.values())
     names = [s.strip() for s in text.split(",") if s.strip()]
-    unknown = [s for s in names if s not in SUITES]
+    unknown = [s for s in names if s not in declared]
     if unknown or not names:
-        raise BadInput("--suite", None, f"a comma-separated subset of {','.join(SUITES)}", text)
-    return names
+        expected = f"a comma-separated subset of {','.join(declared)} ({CONFIG})"
+        raise BadInput("--suite", None, expected, text)
+    return [declared[n] for n in names]
 
 
 def _cpu_counts(text: str | None) -> list[int | None]:
@@ -211,21 +180,27 @@ def _cpu_counts(text: str | None) -> list[int | None]:
 
 
 def _measure(
-    suite: str, runner: Runner, cpus: int | None, commit: Commit, args, out
+    spec: BenchSuite, runner: Runner, cpus: int | None, commit: Commit, args, out
 ) -> ResultDocument:
     """Run one suite and ingest what it wrote; a failure becomes the document's `errors`."""
-    spec = SUITES[suite]
-    raw = RAW / spec.raw
+    suite = spec.name
+    raw = Path(spec.raw)
     if raw.is_dir():  # criterion's home: stale benchmarks of an earlier run must not pass as ours
         shutil.rmtree(raw)
     else:
         raw.unlink(missing_ok=True)
     log = LOGS / runner.key / f"{suite}.log"
-    command = shlex.split((args.raw_command or spec.command).format(suite=suite))
+    command = args.raw_command.format(suite=suite) if args.raw_command else spec.command
+    if spec.build and not args.raw_command:
+        command = f"{spec.build} && {command}"  # built first, into the same log
+    # bash -c, as the gate runs the same command (gate/rounds.py)
+    command = ["bash", "-c", command]
     if cpus is not None:
         command = ["taskset", "-c", f"0-{cpus - 1}", *command]
-    env = dict(os.environ, BENCH_PROFILE=spec.profile or args.profile)
+    env = dict(os.environ)
     env.pop("BENCH_FILTER", None)
+    env.update(spec.env)
+    env["BENCH_PROFILE"] = spec.profile or args.profile
     if args.filter:
         env["BENCH_FILTER"] = args.filter
     rc, seconds = _run_with_progress(command, env, log, f"{suite} on {runner.key}", out)
@@ -233,7 +208,8 @@ def _measure(
     if rc != 0:
         failure = f"`{shlex.join(command)}` exited {rc} after {seconds:.0f}s; log: {log}"
     try:
-        doc = ingest(spec.adapter, raw, commit, runner, now_utc())
+        own = names_own_suite(spec.adapter)
+        doc = ingest(spec.adapter, raw, commit, runner, now_utc(), None if own else suite)
         if spec.companion:
             doc = as_companion(doc, raw)
     except BenchtrackError as error:
@@ -357,7 +333,7 @@ def _detect(history: Path, out) -> None:
 def _build_site(history: Path, out) -> None:
     try:
         with site.open_history(str(history)) as loaded:
-            report = site.build_site(loaded, history)
+            report = site.build_site(loaded, history, order=suites.order(CONFIG))
     except BenchtrackError as error:
         out.print(f"dashboard: not built: {error}", markup=False)
         return

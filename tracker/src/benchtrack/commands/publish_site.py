@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from benchtrack import detect, publish, site
+from benchtrack import detect, publish, site, suites
 from benchtrack.detect import Config
 from benchtrack.errors import EXIT_OK
 
@@ -24,6 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    order = suites.order(Path(suites.CONFIG_NAME))  # read (and checked) before gh-pages is touched
+
     def build(history: Path) -> None:
         # What `benchtrack detect HISTORY --write [--summary F]` and `benchtrack site HISTORY`
         # do, through the library: a command does not reach back up to the CLI's entry point.
@@ -40,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
             with Path(args.summary).open("a", encoding="utf-8") as f:
                 f.write(md + "\n")
         with site.open_history(str(history)) as opened:
-            site.build_site(opened, history)
+            site.build_site(opened, history, order=order)
 
     print(publish.publish_site(Path.cwd(), Path("target/bench/gh-pages-site").resolve(), build))
     return EXIT_OK

@@ -41,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchtrack import site
+    from benchtrack import site, suites
 
     if args.history and args.history_opt and args.history != args.history_opt:
         raise BadInput("command line", "HISTORY", "one history (positional or --history)")
@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
             raise BadInput("command line", "--out", "an output directory for a non-local history")
         out = Path(spec)
     with site.open_history(spec) as history:
-        report = site.build_site(history, out, source=args.source)
+        order = suites.order(Path(suites.CONFIG_NAME))
+        report = site.build_site(history, out, source=args.source, order=order)
     if args.json:
         sys.stdout.write(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:

@@ -41,6 +41,10 @@
     series = "instructions"                    # their key: "<name> (instructions)"
     rounds = 3                                 # deterministic: measured in 3 rounds only
 
+Every `[bench.suites.<name>]` table (benchtrack/suites.py) is a gate suite too, measured whole
+each round with its command, adapter, raw, build, env and profile (a companion one as series
+"instructions"), unless a `[suites.<name>]` table of the same name declares it for the gate.
+
 Env values may use ${GATE_CACHE} (a per-side cache directory under target/gate/cache/ that
 survives runs; a build dir such as CARGO_TARGET_DIR belongs here, one per side),
 ${GATE_SHARED_CACHE} (one for both sides: only for what does not depend on the checkout, since
@@ -58,11 +62,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from benchtrack import suites as bench_suites
 from benchtrack.errors import BadInput
 from benchtrack.gate import skip
+from benchtrack.ingest import HARNESSES
+from benchtrack.tomlcheck import Checker as _V
 
-CONFIG_NAME = "benchtrack.toml"
-ADAPTERS = ("criterion", "pytest", "perl", "callgrind", "lockstep")
+CONFIG_NAME = bench_suites.CONFIG_NAME
+# Any ingest adapter reads a whole suite's output; "lockstep" runs a step worker (gate/lockstep.py).
+ADAPTERS = (*HARNESSES, "lockstep")
 # What a suite's values are: wall time, instruction counts (callgrind; they repeat run to run, so
 # a few rounds are judged by their range), or the process's CPU time per step (lockstep only).
 SERIES = ("time", "instructions", "cpu")
@@ -237,8 +245,12 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
             )
             expected = f"{' or '.join(repr(a) for a in allowed)} ({why})"
             raise BadInput(source, f"{where}.series", expected, series)
+    for name, b in bench_suites.parse(data, source).items():
+        suites.setdefault(name, _from_bench(b))  # [suites.<name>] overrides it for the gate
     if not suites:
-        raise BadInput(source, "suites", "at least one [suites.<name>] table")
+        raise BadInput(
+            source, "suites", "at least one [suites.<name>] or [bench.suites.<name>] table"
+        )
     default = tuple(str(x) for x in v.array(gate.get("suites", []), "gate.suites"))
     globs = v.array(gate.get("skip_paths", list(skip.DEFAULT)), "gate.skip_paths")
     skips = tuple(skip.check_glob(source, f"gate.skip_paths[{i}]", g) for i, g in enumerate(globs))
@@ -250,6 +262,13 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
     return cfg
 
 
+def _from_bench(b: bench_suites.BenchSuite) -> Suite:
+    """A `[bench.suites.<name>]` suite measured whole each round, as bench-local measures it."""
+    env = dict(b.env, **({"BENCH_PROFILE": b.profile} if b.profile else {}))
+    series = COUNTED if b.companion else "time"
+    return Suite(b.name, b.command, b.adapter, b.raw, b.build, env, series=series)
+
+
 def _pair_seconds(v: _V, x: Any, where: str) -> dict[str, Any]:
     """`pair_seconds`: a number, or a table of globs on benchmark names (the longest match
     wins; "*" the default) to numbers."""
@@ -257,52 +276,3 @@ def _pair_seconds(v: _V, x: Any, where: str) -> dict[str, Any]:
         return {"pair_seconds": v.number(x, where, 0.01, 600)}
     by = {str(k): v.number(s, f"{where}.{k!r}", 0.01, 600) for k, s in x.items()}
     return {"pair_seconds": by.pop("*", 1.0), "pair_seconds_by": by}
-
-
-class _V:
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, where: str, expected: str, got: object) -> BadInput:
-        return BadInput(self.source, where, expected, got)
-
-    def table(self, x: Any, where: str) -> dict[str, Any]:
-        if not isinstance(x, dict):
-            raise self.fail(where, "a table", x)
-        return x
-
-    def array(self, x: Any, where: str) -> list[Any]:
-        if not isinstance(x, list):
-            raise self.fail(where, "an array", x)
-        return x
-
-    def known(self, t: dict[str, Any], where: str, keys: set[str]) -> None:
-        extra = sorted(set(t) - keys)
-        if extra:
-            raise self.fail(f"{where}.{extra[0]}", f"one of the keys {sorted(keys)}", extra[0])
-
-    def string(self, t: dict[str, Any], key: str, where: str) -> str:
-        x = t.get(key)
-        if not isinstance(x, str) or not x.strip():
-            raise self.fail(f"{where}.{key}", "a non-empty string", x)
-        return x
-
-    def scalar(self, x: Any, where: str) -> str:
-        if isinstance(x, bool) or not isinstance(x, str | int | float):
-            raise self.fail(where, "a string or number", x)
-        return str(x)
-
-    def number(self, x: Any, where: str, lo: float, hi: float) -> float:
-        if isinstance(x, bool) or not isinstance(x, int | float) or not lo <= x <= hi:
-            raise self.fail(where, f"a number in [{lo:g}, {hi:g}]", x)
-        return float(x)
-
-    def fraction(self, x: Any, where: str) -> float:
-        if isinstance(x, bool) or not isinstance(x, int | float) or not 0 < x < 1:
-            raise self.fail(where, "a fraction between 0 and 1 (0.05 = 5 %)", x)
-        return float(x)
-
-    def integer(self, x: Any, where: str, lo: int) -> int:
-        if isinstance(x, bool) or not isinstance(x, int) or x < lo:
-            raise self.fail(where, f"an integer >= {lo}", x)
-        return x

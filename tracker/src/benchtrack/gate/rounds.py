@@ -10,7 +10,6 @@ lockstep leaves free, as long as no neighbour needs those CPUs too.
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
 import re
@@ -26,12 +25,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchtrack import ingest
 from benchtrack.errors import BadInput
 from benchtrack.gate import lockstep
 from benchtrack.gate.config import COUNTED, STEP_CLOCKS, Suite
 from benchtrack.gate.processes import stop_group
 from benchtrack.gate.worktree import Checkout
-from benchtrack.ingest import HARNESSES
 from benchtrack.machine_load import NeighbourMeter
 
 # Inherited variables that would point a checkout's tools at the user's tree or environment
@@ -182,8 +181,8 @@ def shell(
 
 
 def parse_raw(suite: Suite, raw: Path):
-    module = importlib.import_module(f"benchtrack.ingest.{HARNESSES[suite.adapter]}")
-    return module.parse(raw)
+    own = ingest.names_own_suite(suite.adapter)
+    return ingest.parse(suite.adapter, raw, None if own else suite.name)
 
 
 def run_once(

@@ -54,6 +54,33 @@ class Parsed:
     errors: list[BenchError] = field(default_factory=list)
 
 
+def names_own_suite(harness: str) -> bool:
+    """Whether `harness`'s output names its suite (this repository's harnesses), rather than
+    taking one (`--suite`, a configured suite's name)."""
+    module = _module(harness)
+    return getattr(module, "DEFAULT_SUITE", None) is None
+
+
+def parse(harness: str, path: str | Path, suite: str | None = None) -> Parsed:
+    """`harness`'s output at `path`, its benchmarks under `suite` (or the harness's default)."""
+    module = _module(harness)
+    default = getattr(module, "DEFAULT_SUITE", None)
+    if default is None:
+        if suite is not None:
+            raise BadInput("--suite", None, f"no --suite for {harness}: it names its own suite")
+        return module.parse(Path(path))
+    suite = default if suite is None else suite
+    if not SUITE_RE.match(suite):
+        raise BadInput("--suite", None, "a lowercase suite name like 'gotest'", suite)
+    return module.parse(Path(path), suite, harness)
+
+
+def _module(harness: str) -> Any:
+    if harness not in HARNESSES:
+        raise BadInput("harness", None, f"one of {', '.join(HARNESSES)}", harness)
+    return importlib.import_module(f"benchtrack.ingest.{HARNESSES[harness]}")
+
+
 def ingest(
     harness: str,
     path: str | Path,
@@ -62,19 +89,7 @@ def ingest(
     created: str,
     suite: str | None = None,
 ) -> ResultDocument:
-    if harness not in HARNESSES:
-        raise BadInput("harness", None, f"one of {', '.join(HARNESSES)}", harness)
-    module = importlib.import_module(f"benchtrack.ingest.{HARNESSES[harness]}")
-    default = getattr(module, "DEFAULT_SUITE", None)
-    if default is None:
-        if suite is not None:
-            raise BadInput("--suite", None, f"no --suite for {harness}: it names its own suite")
-        parsed: Parsed = module.parse(Path(path))
-    else:
-        suite = default if suite is None else suite
-        if not SUITE_RE.match(suite):
-            raise BadInput("--suite", None, "a lowercase suite name like 'gotest'", suite)
-        parsed = module.parse(Path(path), suite, harness)
+    parsed = parse(harness, path, suite)
     doc = ResultDocument(
         suite=parsed.suite,
         created=created,
