@@ -27,15 +27,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--action",
         default=os.environ.get("BENCHTRACK_ACTION", ""),
-        help="the composite action the workflow uses, OWNER/REPO@REF (default: "
-        "$BENCHTRACK_ACTION)",
+        help="the composite action the workflow uses, OWNER/REPO@REF (default: $BENCHTRACK_ACTION)",
     )
     parser.add_argument("--suite", help="declare one suite by name instead of detecting them")
     parser.add_argument("--adapter", help="with --suite: the ingest adapter (e.g. gotest)")
     parser.add_argument(
         "--command",
         dest="suite_command",  # not `command`: the CLI's own dest for the subcommand
-        help="with --suite: the command producing its raw output")
+        help="with --suite: the command producing its raw output",
+    )
     parser.add_argument("--raw", help="with --suite: the file or directory the command writes")
     parser.add_argument("--dry-run", action="store_true", help="print the files, write nothing")
     parser.add_argument("--force", action="store_true", help="overwrite existing files")
@@ -79,7 +79,7 @@ def _suites(args: argparse.Namespace, root: Path) -> list[adopt.Suite]:
         raise BadInput(
             root,
             None,
-            "a criterion dev-dependency in Cargo.toml, pytest-benchmark in pyproject.toml or a "
-            "Go `func Benchmark`; or declare one: --suite NAME --adapter A --command CMD --raw PATH",
+            "a criterion dev-dependency in Cargo.toml, pytest-benchmark in pyproject.toml or a Go "
+            "`func Benchmark`; or one declared: --suite NAME --adapter A --command CMD --raw PATH",
         )
     return found
