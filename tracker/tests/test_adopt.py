@@ -15,11 +15,11 @@ import json
 import os
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
+from test_workflows_local import git, run  # the same runner: a step's env, no VIRTUAL_ENV
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs/adopting.md"
@@ -37,27 +37,9 @@ func BenchmarkSum(b *testing.B) {
 """
 
 
-def run(cwd: Path, *args: str, env: dict[str, str] | None = None, check: bool = True):
-    done = subprocess.run(
-        list(args),
-        cwd=cwd,
-        env={k: v for k, v in {**os.environ, **(env or {})}.items() if k != "VIRTUAL_ENV"},
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=900,
-    )
-    if check and done.returncode != 0:
-        raise AssertionError(f"{args} exited {done.returncode}:\n{done.stdout}\n{done.stderr}")
-    return done
-
-
 def benchtrack(cwd: Path, *args: str, check: bool = True):
-    return run(cwd, "uv", "run", "--frozen", "--project", str(REPO), "benchtrack", *args, check=check)
-
-
-def git(cwd: Path, *args: str) -> str:
-    return run(cwd, "git", *args).stdout.strip()
+    uv = ("uv", "run", "--frozen", "--project", str(REPO))
+    return run(cwd, *uv, "benchtrack", *args, check=check)
 
 
 def example_repo(path: Path) -> Path:
