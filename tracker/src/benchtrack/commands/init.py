@@ -34,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--command",
         dest="suite_command",  # not `command`: the CLI's own dest for the subcommand
+        metavar="CMD",
         help="with --suite: the command producing its raw output",
     )
     parser.add_argument("--raw", help="with --suite: the file or directory the command writes")
