@@ -43,6 +43,7 @@ def workflow_files(root: Path) -> list[Path]:
     github = root / ".github"
     files = [*github.glob("workflows/*.yml"), *github.glob("workflows/*.yaml")]
     files += [*github.glob("actions/*/action.yml"), *github.glob("actions/*/action.yaml")]
+    files += [p for p in (root / "action.yml", root / "action.yaml") if p.is_file()]  # adopters
     return sorted(files)
 
 

@@ -30,7 +30,7 @@ import orjson
 from benchtrack import git
 from benchtrack.errors import BadInput, BenchtrackError
 from benchtrack.export import check_one_run, merged_benchmarks
-from benchtrack.history import open_store
+from benchtrack.history import new_entries, open_store
 from benchtrack.result import ResultDocument
 
 BRANCH = "gh-pages"
@@ -122,12 +122,17 @@ def plan(
     return result
 
 
-def publish_site(repo: Path, work: Path, build, attempts: int = 5) -> str:
+def publish_site(repo: Path, work: Path, build, attempts: int = 5, docs=()) -> str:
     """Build derived files on the newest gh-pages with `build(dir)`, commit, push; return status.
 
     `build` writes change points and the dashboard into the directory it is given. A data.js it
     would change is refused: only the action and `benchtrack append` write those. A push that
     loses a race starts over from the new tip (everything written here is derived).
+
+    With `docs` (`(path, ResultDocument)` pairs of one run: the composite action's one job),
+    they are first appended to that checkout of gh-pages as `benchtrack append` appends to a
+    directory (a corrupt data.js refused, a commit already recorded kept), in the same commit.
+    A lost race appends again on the new tip.
     """
     status = ""
 
@@ -139,16 +144,18 @@ def publish_site(repo: Path, work: Path, build, attempts: int = 5) -> str:
         _git(repo, "worktree", "prune")
         _git(repo, "worktree", "add", "--detach", str(work), BRANCH)
         try:
+            appended = _append(work, docs)
             build(work)
             _git(work, "add", "-A")
             changed = _git(work, "diff", "--cached", "--name-only").stdout.split()
-            touched = [name for name in changed if name.endswith("/data.js")]
+            touched = [n for n in changed if n.endswith("/data.js") and n not in appended]
             if touched:
                 raise PublishError(f"the site build changed {touched[0]}; refusing to publish")
             if not changed:
                 status = "dashboard unchanged"
                 return None
-            _git(work, "commit", "-q", "-m", "benchtrack: dashboard and change points")
+            message = "benchtrack: results, dashboard" if appended else "benchtrack: dashboard"
+            _git(work, "commit", "-q", "-m", f"{message} and change points")
             pushed = _git(work, "push", "origin", f"HEAD:refs/heads/{BRANCH}", check=False)
             status = f"dashboard published ({len(changed)} files)"
             return None if pushed.returncode == 0 else pushed.stderr
@@ -163,3 +170,16 @@ def publish_site(repo: Path, work: Path, build, attempts: int = 5) -> str:
         attempts=attempts,
     )
     return status
+
+
+def _append(work: Path, docs) -> set[str]:
+    """Append `docs` to the checkout `work`; the data.js paths (relative to it) they changed."""
+    if not docs:
+        return set()
+    before = {p: p.read_bytes() for p in work.glob("bench/*/data.js")}
+    open_store(work).append(new_entries(list(docs)))
+    return {
+        str(p.relative_to(work))
+        for p in work.glob("bench/*/data.js")
+        if before.get(p) != p.read_bytes()
+    }

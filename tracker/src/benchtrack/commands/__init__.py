@@ -15,6 +15,7 @@ from types import ModuleType
 
 # Module names under benchtrack.commands, in --help order.
 COMMANDS: list[str] = [
+    "init",
     "ingest",
     "callgrind",
     "export",

@@ -25,6 +25,11 @@ HELP = "Compare base and head in interleaved rounds on this machine; exit 1 on a
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base", required=True, help="git ref of the base (e.g. main, origin/main)")
     p.add_argument("--head", default="HEAD", help="git ref of the head (default HEAD)")
+    p.add_argument(
+        "--merge-base",
+        action="store_true",
+        help="measure the merge base of BASE and HEAD as the base (a PR's check)",
+    )
     p.add_argument("--config", type=Path, help=f"gate config (default <repo>/{config.CONFIG_NAME})")
     p.add_argument(
         "--suite", action="append", help="suite to run (repeatable; default [gate].suites)"
@@ -41,6 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--out", type=Path, help="directory for gate.json and gate.md (default target/bench/gate)"
     )
     p.add_argument("--json", action="store_true", help="print the JSON outcome on stdout")
+    p.add_argument("--summary", type=Path, help="also append gate.md here (GITHUB_STEP_SUMMARY)")
     p.add_argument("--keep-worktrees", action="store_true", help="keep target/gate/worktrees")
 
 
@@ -81,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("--minutes", None, "a positive number of minutes", minutes)
     base_sha, base_subject = worktree.resolve(root, args.base, "--base")
     head_sha, head_subject = worktree.resolve(root, args.head, "--head")
+    if args.merge_base:
+        base_sha, base_subject = worktree.merge_base(root, base_sha, head_sha)
     dirty = worktree.dirty_paths(root)
     if dirty:
         say(
@@ -151,7 +159,11 @@ def _report(
 ) -> int:
     """gate.json and gate.md in `out_dir`, the verdict on the terminal; the exit code."""
     atomic_write(out_dir / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    atomic_write(out_dir / "gate.md", render.markdown(outcome))
+    markdown = render.markdown(outcome)
+    atomic_write(out_dir / "gate.md", markdown)
+    if args.summary:
+        with args.summary.open("a", encoding="utf-8") as f:
+            f.write(markdown if markdown.endswith("\n") else markdown + "\n")
     if args.json:
         print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
     else:

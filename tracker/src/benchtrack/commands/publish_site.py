@@ -10,12 +10,22 @@ from pathlib import Path
 from benchtrack import detect, publish, site, suites
 from benchtrack.detect import Config
 from benchtrack.errors import EXIT_OK
+from benchtrack.result import ResultDocument
 
 NAME = "publish-site"
-HELP = "CI publish job: detect change points and build the dashboard on gh-pages, then push"
+HELP = (
+    "CI publish job: detect change points and build the dashboard on gh-pages, then push; with "
+    "result documents, append them first (the composite action)"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "results",
+        metavar="RESULT",
+        nargs="*",
+        help="result documents of this run to append in the same commit",
+    )
     parser.add_argument(
         "--summary",
         default=os.environ.get("GITHUB_STEP_SUMMARY", ""),
@@ -44,5 +54,7 @@ def run(args: argparse.Namespace) -> int:
         with site.open_history(str(history)) as opened:
             site.build_site(opened, history, order=order)
 
-    print(publish.publish_site(Path.cwd(), Path("target/bench/gh-pages-site").resolve(), build))
+    docs = [(path, ResultDocument.load(path)) for path in args.results]  # all checked first
+    work = Path("target/bench/gh-pages-site").resolve()
+    print(publish.publish_site(Path.cwd(), work, build, docs=docs))
     return EXIT_OK

@@ -43,6 +43,14 @@ def resolve(repo: Path, ref: str, flag: str) -> tuple[str, str]:
     return sha, subject
 
 
+def merge_base(repo: Path, base: str, head: str) -> tuple[str, str]:
+    """(sha, subject) of the best common ancestor: what a PR's changes are measured against."""
+    proc = git.run(repo, "merge-base", base, head, check=False)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise BadInput("--merge-base", None, f"a common ancestor of {base} and {head}", None)
+    return resolve(repo, proc.stdout.split()[0], "--merge-base")
+
+
 def dirty_paths(repo: Path) -> list[str]:
     """Uncommitted changes in the user's tree (they are not measured: the gate compares commits)."""
     out = git.run(repo, "status", "--porcelain", "--untracked-files=no").stdout

@@ -1,0 +1,86 @@
+"""`benchtrack init`: track another repository with benchtrack.toml and a 25-line workflow.
+
+Run at the repository's root. The suites are the ones detected there (benchtrack.adopt.detect)
+or the one `--suite/--adapter/--command/--raw` declare; the workflow calls the composite action
+named by `--action`. An existing file is never overwritten without `--force` (exit 2 naming it,
+nothing written); `--dry-run` prints both files instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from benchtrack import adopt
+from benchtrack.errors import EXIT_OK, BadInput
+from benchtrack.fsutil import atomic_write
+
+NAME = "init"
+HELP = (
+    "Write benchtrack.toml (the suites found here, or --suite) and "
+    ".github/workflows/benchtrack.yml (the composite action) in this repository"
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--action",
+        default=os.environ.get("BENCHTRACK_ACTION", ""),
+        help="the composite action the workflow uses, OWNER/REPO@REF (default: $BENCHTRACK_ACTION)",
+    )
+    parser.add_argument("--suite", help="declare one suite by name instead of detecting them")
+    parser.add_argument("--adapter", help="with --suite: the ingest adapter (e.g. gotest)")
+    parser.add_argument(
+        "--command",
+        dest="suite_command",  # not `command`: the CLI's own dest for the subcommand
+        metavar="CMD",
+        help="with --suite: the command producing its raw output",
+    )
+    parser.add_argument("--raw", help="with --suite: the file or directory the command writes")
+    parser.add_argument("--dry-run", action="store_true", help="print the files, write nothing")
+    parser.add_argument("--force", action="store_true", help="overwrite existing files")
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path.cwd()
+    suites = _suites(args, root)
+    files = {
+        adopt.CONFIG: adopt.config_text(suites),
+        adopt.WORKFLOW: adopt.workflow_text(args.action),
+    }
+    if args.dry_run:
+        for path, text in files.items():
+            print(f"# --- {path}")
+            print(text, end="")
+        return EXIT_OK
+    existing = [path for path in files if (root / path).exists()]
+    if existing and not args.force:
+        raise BadInput(existing[0], None, "a file init may write (it exists: --force replaces it)")
+    for path, text in files.items():
+        atomic_write(root / path, text.encode())
+        print(f"wrote {path}")
+    names = ", ".join(s.name for s in suites)
+    print(f"suites: {names}; try them here with `benchtrack bench-local`, then commit both files")
+    return EXIT_OK
+
+
+def _suites(args: argparse.Namespace, root: Path) -> list[adopt.Suite]:
+    given = {"--adapter": args.adapter, "--command": args.suite_command, "--raw": args.raw}
+    if args.suite is not None:
+        for flag, value in given.items():
+            if value is None:
+                raise BadInput(flag, None, f"a value with --suite {args.suite}")
+        return [adopt.declared(args.suite, args.adapter, args.suite_command, args.raw)]
+    stray = [flag for flag, value in given.items() if value is not None]
+    if stray:
+        raise BadInput(stray[0], None, "--suite NAME beside it")
+    found = adopt.detect(root)
+    if not found:
+        raise BadInput(
+            root,
+            None,
+            "a criterion dev-dependency in Cargo.toml, pytest-benchmark in pyproject.toml or a Go "
+            "`func Benchmark`; or one declared: --suite NAME --adapter A --command CMD --raw PATH",
+        )
+    return found
