@@ -24,8 +24,10 @@ FORMAT_FACTS = {
     "synthetic.py",
 }
 SKIPPED_DIRS = ("selftest",)
-# Words that are a harness's name (an ingest adapter, the CLI's `ingest perl`), not a suite's.
-HARNESS_WORDS = {"ingest/__init__.py": {"perl"}}
+# Words that are a harness's name (an ingest adapter, the CLI's `ingest perl`), not a suite's;
+# `benchtrack init` names the suites it writes into another repository's benchtrack.toml after
+# the language whose harness it found there (criterion: "rust", pytest-benchmark: "python").
+HARNESS_WORDS = {"ingest/__init__.py": {"perl"}, "adopt.py": {"rust", "python"}}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
