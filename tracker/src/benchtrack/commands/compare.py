@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from benchtrack.commands import flags
 from benchtrack.compare import SuiteComparison, compare_documents
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, EXIT_REGRESSION, BadInput
 from benchtrack.report import json as json_report
@@ -22,27 +23,12 @@ NAME = "compare"
 HELP = "Compare two result documents (same runner size): change, noise, verdict per benchmark"
 
 
-def threshold(text: str) -> float:
-    """'5', '5%' -> 0.05: the threshold is a percentage, as people say it."""
-    try:
-        value = float(text.strip().rstrip("%")) / 100
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a percentage like 5 or 5%, got {text!r}"
-        ) from None
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"expected a percentage in [0, 100), got {text!r}")
-    return value
-
-
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags shared with bench-local."""
-    parser.add_argument(
-        "--threshold",
-        type=threshold,
+    flags.add_threshold(
+        parser,
+        f"smallest change that counts, in percent (default {DEFAULT_THRESHOLD * 100:g})",
         default=DEFAULT_THRESHOLD,
-        metavar="PCT",
-        help=f"smallest change that counts, in percent (default {DEFAULT_THRESHOLD * 100:g})",
     )
     fmt = parser.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print the comparison as JSON")

@@ -10,6 +10,7 @@ from pathlib import Path
 import orjson
 
 from benchtrack import detect
+from benchtrack.commands import flags
 from benchtrack.detect.config import Config
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput
 from benchtrack.fsutil import output_file
@@ -38,7 +39,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     d = Config()
     parser.add_argument(
-        "--min-effect", type=float, default=d.min_effect, help="relative, e.g. 0.03"
+        "--min-effect",
+        type=flags.percent,
+        default=d.min_effect,
+        metavar="PCT",
+        help=f"smallest step reported, in percent (default {d.min_effect * 100:g})",
     )
     parser.add_argument("--alpha", type=float, default=d.alpha, help="largest p-value kept")
     parser.add_argument("--min-segment", type=int, default=d.min_segment, help="points per level")
@@ -48,8 +53,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _config(args: argparse.Namespace) -> Config:
-    if not 0 <= args.min_effect < 1:
-        raise BadInput("--min-effect", None, "a fraction in [0, 1)", args.min_effect)
     if not 0 < args.alpha <= 1:
         raise BadInput("--alpha", None, "a p-value in (0, 1]", args.alpha)
     if args.min_segment < 2:

@@ -11,6 +11,7 @@ import orjson
 from rich.console import Console
 from rich.markdown import Markdown
 
+from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_file
 from benchtrack.gate import aa, config, worktree
@@ -33,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prs", type=int, default=400, help="pseudo-PRs per cell (default 400)")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--rounds", type=int, help="the gate's round limit (default [gate].rounds)")
-    p.add_argument("--threshold", type=float, help="default threshold override (a fraction)")
+    flags.add_threshold(p, "default threshold in percent (default [gate].threshold)")
     p.add_argument("--alpha", type=float, help="family-wise alpha override")
     p.add_argument("--no-adaptive", action="store_true")
     p.add_argument("--markdown", type=Path, help="also save the table as Markdown here")
@@ -46,9 +47,8 @@ def run(args: argparse.Namespace) -> int:
     output_file("--markdown", args.markdown)
     if args.prs < 10:
         raise BadInput("--prs", None, "at least 10 pseudo-PRs", args.prs)
-    for flag, x in (("--threshold", args.threshold), ("--alpha", args.alpha)):
-        if x is not None and not 0 < x < 1:
-            raise BadInput(flag, None, "a fraction between 0 and 1", x)
+    if args.alpha is not None and not 0 < args.alpha < 1:
+        raise BadInput("--alpha", None, "a fraction between 0 and 1", args.alpha)
     if args.threshold is not None:
         cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
     # Several recordings, and the parts of one with fewer rounds for some suites (the counts):

@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 from rich.console import Console
 
+from benchtrack.commands import flags
 from benchtrack.errors import BadInput, BenchmarkFailed
 from benchtrack.fsutil import atomic_write, output_dir, output_file
 from benchtrack.gate import worktree
@@ -32,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--minutes", type=float, help="passed to the gate")
     p.add_argument("--suite", action="append", help="passed to the gate (repeatable)")
     p.add_argument("--filter", help="passed to the gate")
-    p.add_argument("--cpus", help="passed to the gate")
+    flags.add_cpus(p, "passed to the gate")
     p.add_argument(
         "--out",
         type=Path,
