@@ -130,7 +130,7 @@ def test_too_short_series_are_reported_not_judged(tmp_path, capsys):
     report = detect.analyse(root)
     assert report.changes == [] and report.skipped[0]["points"] == 5
     assert "too short" in report.skipped[0]["reason"]
-    assert main(["detect", str(root), "--markdown"]) == 0
+    assert main(["detect", str(root), "--markdown", "-"]) == 0
     assert "too short to judge: 5 points" in capsys.readouterr().err
 
 

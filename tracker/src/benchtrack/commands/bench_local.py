@@ -109,12 +109,13 @@ class SuiteRun:
 
 
 def run(args: argparse.Namespace) -> int:
+    flags.check_markdown(args)
     declared = suites.load(CONFIG)
     chosen = _suites(args.suite, declared)
     cpu_sets = _cpu_sets(args.cpus)
     label_cpus = parse_cpus(args.runner_cpus, "--runner-cpus") if args.runner_cpus else None
     git = detect_commit(args.commit)
-    out = console(stderr=args.json or args.markdown)
+    out = console(stderr=args.json or flags.markdown_on_stdout(args))
     if git.dirty:
         out.print(
             f"note: the working tree has uncommitted changes; results are labelled "

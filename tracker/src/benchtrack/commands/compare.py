@@ -30,9 +30,8 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         f"smallest change that counts, in percent (default {DEFAULT_THRESHOLD * 100:g})",
         default=DEFAULT_THRESHOLD,
     )
-    fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    fmt.add_argument("--markdown", action="store_true", help="print Markdown (GitHub summary)")
+    flags.add_json(parser, "the comparison")
+    flags.add_markdown(parser, "the comparison (a GitHub job summary)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,11 +57,11 @@ def load_side(path: Path) -> dict[str, tuple[Path, ResultDocument]]:
 
 
 def print_report(comparisons: list[SuiteComparison], args: argparse.Namespace) -> None:
+    if args.markdown:
+        flags.write_markdown(args.markdown, markdown.render(comparisons))
     if args.json:
         sys.stdout.write(json_report.render(comparisons))
-    elif args.markdown:
-        sys.stdout.write(markdown.render(comparisons))
-    else:
+    elif not flags.markdown_on_stdout(args):
         terminal.render(comparisons)
 
 
@@ -73,6 +72,7 @@ def exit_code(comparisons: list[SuiteComparison]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    flags.check_markdown(args)
     base, head = load_side(args.base), load_side(args.head)
     comparisons = []
     for suite in sorted(base.keys() | head.keys()):

@@ -7,13 +7,11 @@ import argparse
 from pathlib import Path
 
 import numpy as np
-import orjson
 from rich.console import Console
 from rich.markdown import Markdown
 
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import atomic_write, output_file
 from benchtrack.gate import aa, config, worktree
 from benchtrack.gate import evaluate as ev
 
@@ -37,14 +35,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     flags.add_threshold(p, "default threshold in percent (default [gate].threshold)")
     p.add_argument("--alpha", type=float, help="family-wise alpha override")
     p.add_argument("--no-adaptive", action="store_true")
-    p.add_argument("--markdown", type=Path, help="also save the table as Markdown here")
-    p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    flags.add_markdown(p, "the table")
+    flags.add_json(p, "the evaluation (not the table)")
 
 
 def run(args: argparse.Namespace) -> int:
     root = worktree.repo_root(Path.cwd())
     cfg = config.load(args.config or root / config.CONFIG_NAME)
-    output_file("--markdown", args.markdown)
+    flags.check_markdown(args)
     if args.prs < 10:
         raise BadInput("--prs", None, "at least 10 pseudo-PRs", args.prs)
     if args.alpha is not None and not 0 < args.alpha < 1:
@@ -71,10 +69,9 @@ def run(args: argparse.Namespace) -> int:
     )
     result.notes = [cfg.note_for(config.split_key(n)[0]) for n in result.data.names]
     md = ev.markdown(result)
-    if args.markdown:
-        atomic_write(args.markdown, md)
+    flags.write_markdown(args.markdown, md)
     if args.json:
-        print(orjson.dumps(ev.to_dict(result), option=orjson.OPT_INDENT_2).decode())
-    else:
+        flags.print_json(ev.to_dict(result))
+    elif not flags.markdown_on_stdout(args):
         Console().print(Markdown(md))
     return 0
