@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out", type=Path, help="directory for gate.json and gate.md (default target/bench/gate)"
     )
-    p.add_argument("--json", action="store_true", help="print the JSON outcome on stdout")
+    flags.add_json(p, "the outcome (gate.json)")
     p.add_argument("--summary", type=Path, help="also append gate.md here (GITHUB_STEP_SUMMARY)")
     p.add_argument("--keep-worktrees", action="store_true", help="keep target/gate/worktrees")
 
@@ -150,7 +150,7 @@ def _report(
         with args.summary.open("a", encoding="utf-8") as f:
             f.write(markdown if markdown.endswith("\n") else markdown + "\n")
     if args.json:
-        print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+        flags.print_json(doc)
     else:
         render.terminal(outcome, terminal.console())
     say(f"wrote {out_dir / 'gate.json'} and {out_dir / 'gate.md'}{more}")

@@ -31,6 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     flags.add_cpus(p, "pin the measurements with taskset")
     p.add_argument("--out", type=Path, default=Path("target/bench/aa/aa.json"))
     p.add_argument("--keep-worktree", action="store_true")
+    flags.add_json(p, "what was recorded")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -103,5 +104,19 @@ def run(args: argparse.Namespace) -> int:
     for f in failures:
         console.print(
             f"[red]{f.suite} failed to {f.what} ({f.side})[/]; log {f.log}\n{f.tail}", markup=True
+        )
+    if args.json:
+        flags.print_json(
+            {
+                "out": str(args.out),
+                "commit": sha,
+                "rounds": data.count,
+                "benchmarks": sorted(doc["benchmarks"]),
+                "seconds": data.seconds,
+                "failures": [
+                    {"suite": f.suite, "side": f.side, "what": f.what, "log": str(f.log)}
+                    for f in failures
+                ],
+            }
         )
     return EXIT_BENCHMARK_FAILED if failures else EXIT_OK
