@@ -50,5 +50,6 @@ def run(args: argparse.Namespace) -> int:
     callgrind.write_raw(args.out, doc)
     print(f"{args.out}: {len(counted)} benchmarks counted", file=sys.stderr)
     if args.json:
-        flags.print_json({"out": str(args.out), "command": command, "benchmarks": sorted(counted)})
+        names = [c.name for c in counted]
+        flags.print_json({"out": str(args.out), "command": command, "benchmarks": names})
     return EXIT_OK
