@@ -323,7 +323,8 @@ def _compare(tmp: Path) -> Run:
 
 
 def _bench_local(tmp: Path) -> Run:
-    repo = scratch_repo(tmp / "local", {"suite.py": SUITE_SCRIPT})
+    config = (ROOT / "benchtrack.toml").read_text()  # this repository's [bench.suites]
+    repo = scratch_repo(tmp / "local", {"suite.py": SUITE_SCRIPT, "benchtrack.toml": config})
     command = f"{sys.executable} suite.py {FIXTURES / 'perl/perl.json'}"
     argv = ["bench-local", "--suite", "perl", "--no-history", "--raw-command", command]
 
@@ -404,6 +405,20 @@ def _gate_comment(tmp: Path) -> Run:
     return Run(ROOT, argv, check)
 
 
+def _init(tmp: Path) -> Run:
+    # a repository with one Go benchmark, as `init` finds it
+    go_test = (FIXTURES / "gotest" / "fib_test.go.txt").read_text()
+    repo = scratch_repo(tmp / "adopter", {"fib_test.go": go_test})
+    written = [".github/workflows/benchtrack.yml", "benchtrack.toml"]
+
+    def check(d):
+        assert [s["adapter"] for s in d["suites"]] == ["gotest"]
+        assert sorted(d["written"]) == sorted(d["files"]) == written
+        assert (repo / "benchtrack.toml").read_text() == d["files"]["benchtrack.toml"]
+
+    return Run(repo, ["init", "--action", "octo/benchtrack@v1"], check)
+
+
 def _publish_plan(tmp: Path) -> Run:
     keys = '["ubuntu-latest-2cpu", "ubuntu-latest-4cpu"]'  # the 4-CPU bench job left nothing
 
@@ -440,6 +455,7 @@ CASES: dict[str, Callable[[Path], Run]] = {
     "evaluate": _evaluate,
     "record-aa": _record_aa,
     "gate-comment": _gate_comment,
+    "init": _init,
     "publish-plan": _publish_plan,
     "publish-site": _publish_site,
 }
@@ -504,7 +520,8 @@ def test_validate_history_json_lists_the_problems_and_exits_2(tmp_path: Path, ca
 
 def test_ctrl_c_is_exit_130_and_stops_the_suite(tmp_path: Path) -> None:
     # Ctrl-C signals the terminal's foreground process group: benchtrack and the suite it runs.
-    repo = scratch_repo(tmp_path / "local", {"README": "x\n"})
+    config = (ROOT / "benchtrack.toml").read_text()
+    repo = scratch_repo(tmp_path / "local", {"benchtrack.toml": config})
     argv = ["bench-local", "--suite", "perl", "--no-history", "--raw-command", "sleep 60"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "benchtrack", *argv],
