@@ -13,10 +13,10 @@ suites=()
 # default: every [bench.suites] table of benchtrack.toml, the instruction counts included: they
 # are the history's quiet series (tracker/DETECT.md, "History noise")
 [ -n "${BENCH_SUITES:-}" ] && suites=(--suite "$BENCH_SUITES")
-mkdir -p target/bench
-"${pin[@]}" uv run --frozen benchtrack bench-local --no-history "${suites[@]}" --markdown \
-  > target/bench/summary.md
+summary=target/bench/summary.md
+rm -f "$summary"  # an earlier run's table must not pass for this one's
+# the table to the log, its Markdown to the job summary
+"${pin[@]}" uv run --frozen benchtrack bench-local --no-history "${suites[@]}" --markdown "$summary"
 rc=$?
-cat target/bench/summary.md
-[ -n "${GITHUB_STEP_SUMMARY:-}" ] && cat target/bench/summary.md >> "$GITHUB_STEP_SUMMARY"
+[ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$summary" ] && cat "$summary" >> "$GITHUB_STEP_SUMMARY"
 exit "$rc"

@@ -132,12 +132,30 @@ def test_filter_reaches_the_harness_and_skips_history(repo, capsys):
     assert not (repo / ".bench/history/bench").exists()
 
 
+@pytest.mark.skipif(affinity_cpus() < 2, reason="two runner sizes need two CPUs")
+def test_each_cpus_flag_is_a_runner_size_of_its_own(repo, capsys):
+    assert bench_local("--cpus", "1", "--cpus", "0-1", "--suite", "perl", "--no-history") == 0
+    for key, cpus in (("local-1cpu", 1), ("local-2cpu", 2)):
+        doc = ResultDocument.load(repo / "target/bench/results" / key / "perl.json")
+        assert doc.runner.key == key and doc.runner.cpus == cpus
+
+
 @pytest.mark.parametrize(
     ("args", "expected"),
-    [(["--suite", "go"], "--suite"), (["--cpus", "0"], "--cpus"), (["--cpus", "999"], "up to")],
+    [
+        (["--suite", "go"], "--suite"),
+        (["--cpus", "0"], "argument --cpus: expected a CPU count"),
+        (["--cpus", "999"], "up to"),
+        (["--cpus", "1,"], "a taskset list"),
+        (["--cpus", "1", "--cpus", "0-0"], "--cpus: expected one --cpus per CPU count"),
+    ],
 )
 def test_bad_options_exit_2_before_running(repo, capsys, args, expected):
-    assert bench_local(*args) == 2
+    try:
+        code = bench_local(*args)
+    except SystemExit as usage:  # argparse's: the value itself is malformed
+        code = usage.code
+    assert code == 2
     assert expected in capsys.readouterr().err
     assert not (repo / "target").exists()
 

@@ -201,12 +201,13 @@ def test_directories_pair_documents_by_suite(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["suites"][0]["suite"] == "rust"
 
 
-@pytest.mark.parametrize("threshold", ["abc", "-5", "150"])
+@pytest.mark.parametrize("threshold", ["abc", "-5", "0", "100", "150", "nan", "inf"])
 def test_bad_threshold_is_usage_error(tmp_path, threshold, capsys):
     path = write(tmp_path, "b.json", base_doc())
     with pytest.raises(SystemExit) as caught:
         main(["compare", str(path), str(path), "--threshold", threshold])
     assert caught.value.code == 2
+    assert "argument --threshold: expected a percentage" in capsys.readouterr().err
 
 
 def test_first_run_has_only_new_benchmarks():

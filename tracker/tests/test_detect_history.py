@@ -130,7 +130,7 @@ def test_too_short_series_are_reported_not_judged(tmp_path, capsys):
     report = detect.analyse(root)
     assert report.changes == [] and report.skipped[0]["points"] == 5
     assert "too short" in report.skipped[0]["reason"]
-    assert main(["detect", str(root), "--markdown"]) == 0
+    assert main(["detect", str(root), "--markdown", "-"]) == 0
     assert "too short to judge: 5 points" in capsys.readouterr().err
 
 
@@ -222,7 +222,9 @@ def test_cli_json_summary_and_exit_codes(tmp_path, capsys):
     assert main(["detect", str(root), "--write", "--fail-on-new-regression"]) == 1
     assert main(["detect", str(root), "--write", "--fail-on-new-regression"]) == 0  # seen now
     assert main(["detect"]) == 2
-    assert main(["detect", str(root), "--min-effect", "2"]) == 2
+    with pytest.raises(SystemExit) as usage:  # a percentage: 100% is no step at all
+        main(["detect", str(root), "--min-effect", "100"])
+    assert usage.value.code == 2
 
 
 def test_run_returns_all_and_new_for_bench_local(tmp_path):

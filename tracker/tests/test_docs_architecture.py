@@ -67,13 +67,17 @@ def test_example_result_document_is_valid() -> None:
     assert doc.errors, "the example shows a benchmark that failed to run"
 
 
-def test_exit_code_table_is_errors_py() -> None:
+def test_exit_code_table_is_errors_py(monkeypatch, capsys) -> None:
     text = ARCHITECTURE.read_text(encoding="utf-8")
     section = text[text.index("\n## Exit codes\n") :]
-    codes = [int(c) for c in re.findall(r"^\| `(\d+)` \|", section, re.M)]
-    assert codes == [
-        errors.EXIT_OK,
-        errors.EXIT_REGRESSION,
-        errors.EXIT_BAD_INPUT,
-        errors.EXIT_BENCHMARK_FAILED,
-    ]
+    rows = re.findall(r"^\| `(\d+)` \| (.*) \|$", section, re.M)
+    assert [(int(code), meaning) for code, meaning in rows] == list(errors.EXIT_CODES), (
+        "docs/architecture.md: the exit-code table is not errors.EXIT_CODES"
+    )
+    # every exit code the code names is in the table, once
+    named = [v for k, v in vars(errors).items() if k.startswith("EXIT_") and isinstance(v, int)]
+    assert sorted(named) == sorted(code for code, _ in errors.EXIT_CODES)
+    # and `benchtrack --help` shows each row
+    shown = " ".join(printed_help([], monkeypatch, capsys).split("exit codes:")[1].split())
+    for code, meaning in errors.EXIT_CODES:
+        assert f"{code} {meaning}" in shown

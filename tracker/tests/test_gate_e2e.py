@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from benchtrack.errors import EXIT_TERMINATED
 from benchtrack.gate import worktree
 
 CONFIG = """\
@@ -229,7 +230,7 @@ def test_a_cancelled_gate_removes_its_worktrees(repo: Path, when: str) -> None:
         assert mark.exists(), f"the gate never made {mark}"
         proc.send_signal(signal.SIGTERM)
         # Wait for the gate to exit fully: its cleanup is part of what is tested.
-        assert proc.wait(timeout=60) == 128 + signal.SIGTERM
+        assert proc.wait(timeout=60) == EXIT_TERMINATED == 128 + signal.SIGTERM
     finally:
         if proc.poll() is None:
             proc.kill()

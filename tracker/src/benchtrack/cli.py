@@ -1,7 +1,7 @@
 """The `benchtrack` command line: one subcommand per stage of the data flow.
 
 User mistakes end with one line on stderr and exit 2 (3 when a benchmark failed to run),
-never a traceback; see benchtrack.errors.
+never a traceback; benchtrack.errors.EXIT_CODES lists every exit code (shown by --help).
 """
 
 from __future__ import annotations
@@ -10,9 +10,16 @@ import argparse
 import contextlib
 import signal
 import sys
+import textwrap
 
 from benchtrack import __version__, commands
-from benchtrack.errors import EXIT_BAD_INPUT, BenchtrackError
+from benchtrack.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_CODES,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    BenchtrackError,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -21,10 +28,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
+def exit_code_help(width: int = 98) -> str:
+    """errors.EXIT_CODES as the epilog of `benchtrack --help`."""
+    lines = ["exit codes:"]
+    for code, meaning in EXIT_CODES:
+        lines += textwrap.wrap(
+            meaning,
+            width,
+            initial_indent=f"  {code:<5}",
+            subsequent_indent=" " * 7,
+            break_on_hyphens=False,  # a flag stays whole
+        )
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="benchtrack",
         description="Continuous performance-regression tracking for the benchtrack suites.",
+        epilog=exit_code_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the table's lines as they are
     )
     parser.add_argument("--version", action="version", version=f"benchtrack {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -35,9 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _terminated(signum: int, _frame: object) -> None:
+def _terminated(_signum: int, _frame: object) -> None:
     # CI cancels a job with SIGTERM: unwind, so `finally` blocks remove worktrees and temp clones.
-    raise SystemExit(128 + signum)
+    raise SystemExit(EXIT_TERMINATED)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         return error.exit_code
     except KeyboardInterrupt:
         print("benchtrack: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

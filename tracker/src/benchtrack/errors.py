@@ -1,4 +1,5 @@
-"""Errors a user can cause, each mapped to an exit code (docs/architecture.md, Exit codes).
+"""Errors a user can cause, each mapped to an exit code; EXIT_CODES is the one table of them,
+shown by `benchtrack --help` and in docs/architecture.md (Exit codes).
 
 A user mistake never shows a traceback: the CLI prints `str(error)` on one line and exits
 with `error.exit_code`. Messages name the file, the field and what was expected.
@@ -12,6 +13,34 @@ EXIT_OK = 0
 EXIT_REGRESSION = 1
 EXIT_BAD_INPUT = 2
 EXIT_BENCHMARK_FAILED = 3
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+
+# (code, meaning): tracker/tests/test_docs_architecture.py checks the page and --help show these.
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (EXIT_OK, "ok, no regression"),
+    (
+        EXIT_REGRESSION,
+        "a regression beyond the threshold (compare, gate; detect only with "
+        "--fail-on-new-regression)",
+    ),
+    (
+        EXIT_BAD_INPUT,
+        "bad input, bad config or usage: one line on stderr naming the file, the field and what "
+        "was expected, no traceback, nothing written",
+    ),
+    (
+        EXIT_BENCHMARK_FAILED,
+        "a benchmark failed to run (ingest and record-aa after writing; compare, gate, "
+        "bench-local); wins over 1",
+    ),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C)"),
+    (
+        EXIT_TERMINATED,
+        "terminated (SIGTERM, as CI cancels a job): the command unwinds, so temporary worktrees "
+        "and clones are removed",
+    ),
+)
 
 
 class BenchtrackError(Exception):

@@ -27,11 +27,25 @@ def now_utc() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def affinity_cpus() -> int:
+def allowed_cpus() -> list[int]:
+    """The CPUs this process may use, sorted."""
     try:
-        return len(os.sched_getaffinity(0))
+        return sorted(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+        return list(range(os.cpu_count() or 1))
+
+
+def affinity_cpus() -> int:
+    return len(allowed_cpus())
+
+
+def cpu_ids(cpus: str) -> list[int]:
+    """The CPUs of a taskset list such as "0-1,3", sorted (the list is checked by the caller)."""
+    chosen: set[int] = set()
+    for part in cpus.split(","):
+        lo, _, hi = part.partition("-")
+        chosen.update(range(int(lo), int(hi or lo) + 1))
+    return sorted(chosen)
 
 
 def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:

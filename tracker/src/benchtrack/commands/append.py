@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-import orjson
-
+from benchtrack.commands import flags
 from benchtrack.errors import EXIT_OK
 from benchtrack.history import ALREADY, GitStore, new_entries, open_store
 from benchtrack.result import ResultDocument
@@ -32,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=0.5,
         help="git: first retry delay in seconds, doubled each time, with jitter (default 0.5)",
     )
-    parser.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+    flags.add_json(parser, "the outcomes")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
             }
             for o in outcomes
         ]
-        sys.stdout.buffer.write(orjson.dumps(rows, option=orjson.OPT_INDENT_2) + b"\n")
+        flags.print_json(rows)
     else:
         for o in outcomes:
             what = "already recorded, kept as it was" if o.status == ALREADY else "appended"

@@ -1,12 +1,13 @@
 """`benchtrack bench-local`: run the suites here, compare with the last local run, keep history.
 
 The suites are benchtrack.toml's `[bench.suites.<name>]` tables (benchtrack.suites), in order.
-For each runner size (this machine, or each `--cpus K` pinned with `taskset -c 0-(K-1)`) and each
-suite: run its `build` (if any) and `command` with progress, ingest its `raw` output with its
-`adapter` into a result document, compare it with the previous local run of the same runner key,
-then append everything to the local history and rebuild the dashboard there. A `companion` suite
-counts instructions of other suites' benchmarks and stores them as their companion series
-`<name> (instructions)` (benchtrack.companion).
+For each runner size (this machine, or each `--cpus` pinned with taskset: `--cpus 2` is CPUs 0-1,
+`--cpus 0,2` those two; `--cpus 1 --cpus 2` runs twice) and each suite: run its `build` (if any)
+and `command` with progress, ingest its `raw` output with its `adapter` into a result document,
+compare it with the previous local run of the same runner key, then append everything to the
+local history and rebuild the dashboard there. A `companion` suite counts instructions of other
+suites' benchmarks and stores them as their companion series `<name> (instructions)`
+(benchtrack.companion).
 
 Where things go:
 - result documents: `target/bench/results/<suite>.json` (`.../<runner-key>/<suite>.json` with
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchtrack import detect, site, suites
+from benchtrack.commands import flags
 from benchtrack.commands.compare import add_report_arguments, exit_code, print_report
 from benchtrack.commands.ingest import add_metadata_arguments
 from benchtrack.companion import as_companion
@@ -40,7 +42,7 @@ from benchtrack.history import new_entries, open_store
 from benchtrack.ingest import ingest, names_own_suite
 from benchtrack.report.terminal import console
 from benchtrack.result import BenchError, Commit, ResultDocument, Runner
-from benchtrack.runner import affinity_cpus, detect_commit, detect_runner, now_utc, parse_cpus
+from benchtrack.runner import detect_commit, detect_runner, now_utc, parse_cpus
 from benchtrack.suites import BenchSuite
 
 NAME = "bench-local"
@@ -71,9 +73,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get("BENCH_PROFILE") or "quick",
         help="quick (default, or $BENCH_PROFILE) or full (the harnesses' own defaults)",
     )
-    parser.add_argument(
-        "--cpus",
-        help="run once per CPU count, pinned with taskset, e.g. 1,2: one runner size each",
+    flags.add_cpus(
+        parser,
+        "run pinned, each --cpus its own runner size (repeat it: --cpus 1 --cpus 2)",
+        repeat=True,
     )
     parser.add_argument(
         "--history",
@@ -106,12 +109,13 @@ class SuiteRun:
 
 
 def run(args: argparse.Namespace) -> int:
+    flags.check_markdown(args)
     declared = suites.load(CONFIG)
     chosen = _suites(args.suite, declared)
-    cpu_counts = _cpu_counts(args.cpus)
+    cpu_sets = _cpu_sets(args.cpus)
     label_cpus = parse_cpus(args.runner_cpus, "--runner-cpus") if args.runner_cpus else None
     git = detect_commit(args.commit)
-    out = console(stderr=args.json or args.markdown)
+    out = console(stderr=args.json or flags.markdown_on_stdout(args))
     if git.dirty:
         out.print(
             f"note: the working tree has uncommitted changes; results are labelled "
@@ -119,11 +123,11 @@ def run(args: argparse.Namespace) -> int:
             markup=False,
         )
     runs: list[SuiteRun] = []
-    for cpus in cpu_counts:
-        runner = detect_runner(args.runner_label, cpus or label_cpus)
+    for cpus in cpu_sets:
+        runner = detect_runner(args.runner_label, cpus.count if cpus else label_cpus)
         for spec in chosen:
             suite = spec.name
-            results = RESULTS / (f"{runner.key}/" if len(cpu_counts) > 1 else "") / f"{suite}.json"
+            results = RESULTS / (f"{runner.key}/" if len(cpu_sets) > 1 else "") / f"{suite}.json"
             doc = _measure(spec, runner, cpus, git.commit, args, out)
             doc.dump(results)
             run = SuiteRun(suite, runner, doc, results)
@@ -163,24 +167,19 @@ def _suites(text: str | None, declared: dict[str, BenchSuite]) -> list[BenchSuit
     return [declared[n] for n in names]
 
 
-def _cpu_counts(text: str | None) -> list[int | None]:
-    """None: run unpinned, on whatever CPUs this process may use."""
-    if not text:
+def _cpu_sets(given: list[flags.CpuSet] | None) -> list[flags.CpuSet | None]:
+    """One per runner size; None: run unpinned, on whatever CPUs this process may use."""
+    if not given:
         return [None]
-    available = affinity_cpus()
-    counts = []
-    for part in text.split(","):
-        k = parse_cpus(part.strip(), "--cpus")
-        if k > available:
-            raise BadInput("--cpus", None, f"CPU counts up to {available} (this machine)", k)
-        counts.append(k)
-    if shutil.which("taskset") is None:
-        raise BadInput("--cpus", None, "taskset on PATH (util-linux) to pin CPUs")
-    return counts
+    counts = [c.count for c in given]
+    twice = next((c for c in given if counts.count(c.count) > 1), None)
+    if twice is not None:  # a runner size is its CPU count: two would share one history
+        raise BadInput("--cpus", None, "one --cpus per CPU count (each is a runner size)", twice)
+    return list(given)
 
 
 def _measure(
-    spec: BenchSuite, runner: Runner, cpus: int | None, commit: Commit, args, out
+    spec: BenchSuite, runner: Runner, cpus: flags.CpuSet | None, commit: Commit, args, out
 ) -> ResultDocument:
     """Run one suite and ingest what it wrote; a failure becomes the document's `errors`."""
     suite = spec.name
@@ -196,7 +195,7 @@ def _measure(
     # bash -c, as the gate runs the same command (gate/rounds.py)
     command = ["bash", "-c", command]
     if cpus is not None:
-        command = ["taskset", "-c", f"0-{cpus - 1}", *command]
+        command = ["taskset", "-c", cpus.taskset, *command]
     env = dict(os.environ)
     env.pop("BENCH_FILTER", None)
     env.update(spec.env)

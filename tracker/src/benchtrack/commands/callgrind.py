@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from benchtrack import callgrind
+from benchtrack.commands import flags
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, BadInput
 from benchtrack.fsutil import output_file
 
@@ -29,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="instrumentation off until the harness starts it (a costly start-up, e.g. pytest)",
     )
+    flags.add_json(parser, "what was counted")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- the harness command")
 
 
@@ -47,4 +49,7 @@ def run(args: argparse.Namespace) -> int:
     doc = callgrind.raw_document(counted, command, callgrind.valgrind_version())
     callgrind.write_raw(args.out, doc)
     print(f"{args.out}: {len(counted)} benchmarks counted", file=sys.stderr)
+    if args.json:
+        names = [c.name for c in counted]
+        flags.print_json({"out": str(args.out), "command": command, "benchmarks": names})
     return EXIT_OK

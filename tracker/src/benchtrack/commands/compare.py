@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from benchtrack.commands import flags
 from benchtrack.compare import SuiteComparison, compare_documents
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, EXIT_REGRESSION, BadInput
 from benchtrack.report import json as json_report
@@ -22,31 +23,15 @@ NAME = "compare"
 HELP = "Compare two result documents (same runner size): change, noise, verdict per benchmark"
 
 
-def threshold(text: str) -> float:
-    """'5', '5%' -> 0.05: the threshold is a percentage, as people say it."""
-    try:
-        value = float(text.strip().rstrip("%")) / 100
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a percentage like 5 or 5%, got {text!r}"
-        ) from None
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"expected a percentage in [0, 100), got {text!r}")
-    return value
-
-
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags shared with bench-local."""
-    parser.add_argument(
-        "--threshold",
-        type=threshold,
+    flags.add_threshold(
+        parser,
+        f"smallest change that counts, in percent (default {DEFAULT_THRESHOLD * 100:g})",
         default=DEFAULT_THRESHOLD,
-        metavar="PCT",
-        help=f"smallest change that counts, in percent (default {DEFAULT_THRESHOLD * 100:g})",
     )
-    fmt = parser.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    fmt.add_argument("--markdown", action="store_true", help="print Markdown (GitHub summary)")
+    flags.add_json(parser, "the comparison")
+    flags.add_markdown(parser, "the comparison (a GitHub job summary)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -72,11 +57,11 @@ def load_side(path: Path) -> dict[str, tuple[Path, ResultDocument]]:
 
 
 def print_report(comparisons: list[SuiteComparison], args: argparse.Namespace) -> None:
+    if args.markdown:
+        flags.write_markdown(args.markdown, markdown.render(comparisons))
     if args.json:
         sys.stdout.write(json_report.render(comparisons))
-    elif args.markdown:
-        sys.stdout.write(markdown.render(comparisons))
-    else:
+    elif not flags.markdown_on_stdout(args):
         terminal.render(comparisons)
 
 
@@ -87,6 +72,7 @@ def exit_code(comparisons: list[SuiteComparison]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    flags.check_markdown(args)
     base, head = load_side(args.base), load_side(args.head)
     comparisons = []
     for suite in sorted(base.keys() | head.keys()):

@@ -7,9 +7,8 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-import orjson
-
 from benchtrack import detect
+from benchtrack.commands import flags
 from benchtrack.detect.config import Config
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput
 from benchtrack.fsutil import output_file
@@ -29,8 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", type=Path, help="the changes JSON to compare with (and write)")
     parser.add_argument("--summary", type=Path, help="append Markdown here (GITHUB_STEP_SUMMARY)")
-    parser.add_argument("--markdown", action="store_true", help="print Markdown, not a table")
-    parser.add_argument("--json", action="store_true", help="print the changes document as JSON")
+    flags.add_markdown(parser, "the change points")
+    flags.add_json(parser, "the changes document")
     parser.add_argument(
         "--fail-on-new-regression",
         action="store_true",
@@ -38,7 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     d = Config()
     parser.add_argument(
-        "--min-effect", type=float, default=d.min_effect, help="relative, e.g. 0.03"
+        "--min-effect",
+        type=flags.percent,
+        default=d.min_effect,
+        metavar="PCT",
+        help=f"smallest step reported, in percent (default {d.min_effect * 100:g})",
     )
     parser.add_argument("--alpha", type=float, default=d.alpha, help="largest p-value kept")
     parser.add_argument("--min-segment", type=int, default=d.min_segment, help="points per level")
@@ -48,8 +51,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _config(args: argparse.Namespace) -> Config:
-    if not 0 <= args.min_effect < 1:
-        raise BadInput("--min-effect", None, "a fraction in [0, 1)", args.min_effect)
     if not 0 < args.alpha <= 1:
         raise BadInput("--alpha", None, "a p-value in (0, 1]", args.alpha)
     if args.min_segment < 2:
@@ -62,6 +63,7 @@ def _config(args: argparse.Namespace) -> Config:
 def run(args: argparse.Namespace) -> int:
     output_file("--out", args.out)
     output_file("--summary", args.summary)
+    flags.check_markdown(args)
     history = args.history_opt or args.history
     if not history:
         raise BadInput("benchtrack detect", "HISTORY", "a history directory or git ref")
@@ -79,12 +81,10 @@ def run(args: argparse.Namespace) -> int:
     if args.summary:
         with args.summary.open("a", encoding="utf-8") as f:
             f.write(md + "\n")
+    flags.write_markdown(args.markdown, md)
     if args.json:
-        doc = {**report.document, "new": [asdict(c) for c in report.new]}
-        sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
-    elif args.markdown:
-        print(md)
-    else:
+        flags.print_json({**report.document, "new": [asdict(c) for c in report.new]})
+    elif not flags.markdown_on_stdout(args):
         detect.table(report.changes, report.new, console=terminal.console())
     if args.fail_on_new_regression and any(c.regression for c in report.new):
         return EXIT_REGRESSION

@@ -7,12 +7,11 @@ import argparse
 from pathlib import Path
 
 import numpy as np
-import orjson
 from rich.console import Console
 from rich.markdown import Markdown
 
+from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import atomic_write, output_file
 from benchtrack.gate import aa, config, worktree
 from benchtrack.gate import evaluate as ev
 
@@ -33,22 +32,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prs", type=int, default=400, help="pseudo-PRs per cell (default 400)")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--rounds", type=int, help="the gate's round limit (default [gate].rounds)")
-    p.add_argument("--threshold", type=float, help="default threshold override (a fraction)")
+    flags.add_threshold(p, "default threshold in percent (default [gate].threshold)")
     p.add_argument("--alpha", type=float, help="family-wise alpha override")
     p.add_argument("--no-adaptive", action="store_true")
-    p.add_argument("--markdown", type=Path, help="also save the table as Markdown here")
-    p.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    flags.add_markdown(p, "the table")
+    flags.add_json(p, "the evaluation (not the table)")
 
 
 def run(args: argparse.Namespace) -> int:
     root = worktree.repo_root(Path.cwd())
     cfg = config.load(args.config or root / config.CONFIG_NAME)
-    output_file("--markdown", args.markdown)
+    flags.check_markdown(args)
     if args.prs < 10:
         raise BadInput("--prs", None, "at least 10 pseudo-PRs", args.prs)
-    for flag, x in (("--threshold", args.threshold), ("--alpha", args.alpha)):
-        if x is not None and not 0 < x < 1:
-            raise BadInput(flag, None, "a fraction between 0 and 1", x)
+    if args.alpha is not None and not 0 < args.alpha < 1:
+        raise BadInput("--alpha", None, "a fraction between 0 and 1", args.alpha)
     if args.threshold is not None:
         cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
     # Several recordings, and the parts of one with fewer rounds for some suites (the counts):
@@ -71,10 +69,9 @@ def run(args: argparse.Namespace) -> int:
     )
     result.notes = [cfg.note_for(config.split_key(n)[0]) for n in result.data.names]
     md = ev.markdown(result)
-    if args.markdown:
-        atomic_write(args.markdown, md)
+    flags.write_markdown(args.markdown, md)
     if args.json:
-        print(orjson.dumps(ev.to_dict(result), option=orjson.OPT_INDENT_2).decode())
-    else:
+        flags.print_json(ev.to_dict(result))
+    elif not flags.markdown_on_stdout(args):
         Console().print(Markdown(md))
     return 0

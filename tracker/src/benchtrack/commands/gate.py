@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import orjson
 from rich.console import Console
 
+from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_dir
 from benchtrack.gate import config, render, skip, worktree
@@ -36,31 +36,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--filter", help="regular expression on benchmark names (also BENCH_FILTER)")
     p.add_argument("--rounds", type=int, help="most rounds (default [gate].rounds)")
-    p.add_argument("--threshold", type=float, help="default threshold, a fraction (0.05 = 5%%)")
+    flags.add_threshold(p, "default threshold in percent (default [gate].threshold)")
     p.add_argument("--no-adaptive", action="store_true", help="run every round, no early stop")
     p.add_argument(
         "--minutes", type=float, help="time budget, builds included (default [gate].minutes)"
     )
-    p.add_argument("--cpus", help="pin the measurements: a count (2 = CPUs 0-1) or a list (0,2)")
+    flags.add_cpus(p, "pin the measurements with taskset")
     p.add_argument(
         "--out", type=Path, help="directory for gate.json and gate.md (default target/bench/gate)"
     )
-    p.add_argument("--json", action="store_true", help="print the JSON outcome on stdout")
+    flags.add_json(p, "the outcome (gate.json)")
     p.add_argument("--summary", type=Path, help="also append gate.md here (GITHUB_STEP_SUMMARY)")
     p.add_argument("--keep-worktrees", action="store_true", help="keep target/gate/worktrees")
-
-
-def cpu_list(text: str | None) -> str | None:
-    if text is None:
-        return None
-    if re.fullmatch(r"[1-9][0-9]*", text):
-        n = int(text)
-        if n > (os.cpu_count() or 1):
-            raise BadInput("--cpus", None, f"at most {os.cpu_count()} CPUs on this machine", text)
-        return "0" if n == 1 else f"0-{n - 1}"
-    if re.fullmatch(r"[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*", text):
-        return text
-    raise BadInput("--cpus", None, "a CPU count (2) or a taskset list (0,1 or 0-3)", text)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,8 +56,6 @@ def run(args: argparse.Namespace) -> int:
     root = worktree.repo_root(Path.cwd())
     cfg = config.load(args.config or root / config.CONFIG_NAME)
     if args.threshold is not None:
-        if not 0 < args.threshold < 1:
-            raise BadInput("--threshold", None, "a fraction between 0 and 1", args.threshold)
         cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
     if args.rounds is not None and args.rounds < 3:
         raise BadInput("--rounds", None, "at least 3 rounds", args.rounds)
@@ -80,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         except re.error as e:
             raise BadInput("--filter", None, f"a regular expression ({e})", args.filter) from None
     suites = cfg.select(args.suite)
-    cpus = cpu_list(args.cpus)
+    cpus = args.cpus.taskset if args.cpus else None
     looks = cfg.look_schedule(args.rounds, adaptive=not args.no_adaptive)
     minutes = args.minutes if args.minutes is not None else cfg.minutes
     if minutes is not None and minutes <= 0:
@@ -165,7 +150,7 @@ def _report(
         with args.summary.open("a", encoding="utf-8") as f:
             f.write(markdown if markdown.endswith("\n") else markdown + "\n")
     if args.json:
-        print(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode())
+        flags.print_json(doc)
     else:
         render.terminal(outcome, terminal.console())
     say(f"wrote {out_dir / 'gate.json'} and {out_dir / 'gate.md'}{more}")

@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import orjson
 from rich.console import Console
 
+from benchtrack.commands import flags
 from benchtrack.errors import BadInput, BenchmarkFailed
 from benchtrack.fsutil import atomic_write, output_dir, output_file
 from benchtrack.gate import worktree
@@ -32,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--minutes", type=float, help="passed to the gate")
     p.add_argument("--suite", action="append", help="passed to the gate (repeatable)")
     p.add_argument("--filter", help="passed to the gate")
-    p.add_argument("--cpus", help="passed to the gate")
+    flags.add_cpus(p, "passed to the gate")
     p.add_argument(
         "--out",
         type=Path,
@@ -40,6 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--summary", type=Path, help="also append the Markdown to this file")
     p.add_argument("--keep-clone", action="store_true", help="keep the patched clone afterwards")
+    flags.add_json(p, "the verdict (selftest.json; with --dry-run, the branch and its slowdowns)")
 
 
 def gate_args(args: argparse.Namespace) -> list[str]:
@@ -68,9 +71,19 @@ def run(args: argparse.Namespace) -> int:
         )
     made = branch.prepare(root, clone)
     say(f"branch {branch.BRANCH} in {clone}: {made.base[:10]} + slowdowns = {made.head[:10]}")
-    report.patch_table(PATCHES, terminal.console())
+    report.patch_table(PATCHES, terminal.console(stderr=args.json))
     if args.dry_run:
         say(f"dry run: the gate was not run; inspect with git -C {clone} show {made.head[:10]}")
+        if args.json:
+            flags.print_json(
+                {
+                    "branch": branch.BRANCH,
+                    "clone": str(clone),
+                    "base": made.base,
+                    "head": made.head,
+                    "slows": [asdict(s) for s in slows(PATCHES)],
+                }
+            )
         return 0
     try:
         branch.share(clone, "cache", home / "cache")
@@ -108,6 +121,9 @@ def run(args: argparse.Namespace) -> int:
     if args.summary:
         with args.summary.open("a", encoding="utf-8") as f:
             f.write(md)
-    report.terminal(result, terminal.console())
+    if args.json:
+        flags.print_json(result.to_dict())
+    else:
+        report.terminal(result, terminal.console())
     say(f"wrote {out / 'selftest.json'} and {out / 'selftest.md'}; gate logs in {home / 'logs'}")
     return result.exit_code

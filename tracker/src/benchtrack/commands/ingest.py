@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from benchtrack.commands import flags
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK
 from benchtrack.fsutil import output_file
 from benchtrack.ingest import HARNESSES, ingest
@@ -49,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the harness's name, 'custom' for both custom tools)",
     )
     add_metadata_arguments(parser)
+    flags.add_json(parser, "what was written")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,4 +68,16 @@ def run(args: argparse.Namespace) -> int:
     )
     for error in doc.errors:
         print(f"  failed: {error.name}: {error.message}", file=sys.stderr)
+    if args.json:
+        flags.print_json(
+            {
+                "out": str(args.out),
+                "suite": doc.suite,
+                "runner": runner.key,
+                "commit": git.commit.id,
+                "dirty": git.dirty,
+                "benchmarks": len(doc.benchmarks),
+                "errors": [{"name": e.name, "message": e.message} for e in doc.errors],
+            }
+        )
     return EXIT_BENCHMARK_FAILED if doc.errors else EXIT_OK

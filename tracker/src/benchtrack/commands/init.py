@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import asdict
 from pathlib import Path
 
 from benchtrack import adopt
+from benchtrack.commands import flags
 from benchtrack.errors import EXIT_OK, BadInput
 from benchtrack.fsutil import atomic_write
 
@@ -40,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--raw", help="with --suite: the file or directory the command writes")
     parser.add_argument("--dry-run", action="store_true", help="print the files, write nothing")
     parser.add_argument("--force", action="store_true", help="overwrite existing files")
+    flags.add_json(parser, "the suites and the files (with --dry-run, nothing written)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,7 +52,15 @@ def run(args: argparse.Namespace) -> int:
         adopt.CONFIG: adopt.config_text(suites),
         adopt.WORKFLOW: adopt.workflow_text(args.action),
     }
+    report = {
+        "suites": [asdict(s) for s in suites],
+        "files": {str(path): text for path, text in files.items()},
+        "written": [],
+    }
     if args.dry_run:
+        if args.json:
+            flags.print_json(report)
+            return EXIT_OK
         for path, text in files.items():
             print(f"# --- {path}")
             print(text, end="")
@@ -59,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput(existing[0], None, "a file init may write (it exists: --force replaces it)")
     for path, text in files.items():
         atomic_write(root / path, text.encode())
+    if args.json:
+        flags.print_json({**report, "written": [str(path) for path in files]})
+        return EXIT_OK
+    for path in files:
         print(f"wrote {path}")
     names = ", ".join(s.name for s in suites)
     print(f"suites: {names}; try them here with `benchtrack bench-local`, then commit both files")

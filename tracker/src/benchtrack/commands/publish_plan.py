@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from benchtrack import publish
+from benchtrack.commands import flags
 from benchtrack.errors import EXIT_OK, BadInput
 from benchtrack.fsutil import append_line
 
@@ -27,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="JSON list of the matrix's runner keys (default: $EXPECTED_KEYS)",
     )
     parser.add_argument("--github-output", action="store_true", help="write to $GITHUB_OUTPUT")
+    flags.add_json(parser, "the plan")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,12 +41,22 @@ def run(args: argparse.Namespace) -> int:
     plan = publish.plan(
         Path.cwd(), args.artifacts, args.export_dir, expected, Path("target/bench/gh-pages")
     )
-    for key in plan.sizes:
-        print(f"publish: {key}: results exported to {args.export_dir}/{key}.*.json")
-    for key in plan.recorded:
-        print(f"publish: {key}: this commit is already recorded; kept, not appended again")
-    for key in plan.missing:
-        print(f"publish: {key}: no results (its bench job failed); not published")
+    if args.json:
+        flags.print_json(
+            {
+                "export_dir": str(args.export_dir),
+                "sizes": plan.sizes,
+                "recorded": plan.recorded,
+                "missing": plan.missing,
+            }
+        )
+    else:
+        for key in plan.sizes:
+            print(f"publish: {key}: results exported to {args.export_dir}/{key}.*.json")
+        for key in plan.recorded:
+            print(f"publish: {key}: this commit is already recorded; kept, not appended again")
+        for key in plan.missing:
+            print(f"publish: {key}: no results (its bench job failed); not published")
     if args.github_output:
         target = os.environ.get("GITHUB_OUTPUT")
         if not target:

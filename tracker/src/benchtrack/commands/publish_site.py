@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from benchtrack import detect, publish, site, suites
+from benchtrack.commands import flags
 from benchtrack.detect import Config
 from benchtrack.errors import EXIT_OK
 from benchtrack.result import ResultDocument
@@ -31,15 +32,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get("GITHUB_STEP_SUMMARY", ""),
         help="append new change points here as Markdown (default: $GITHUB_STEP_SUMMARY)",
     )
+    flags.add_json(parser, "what was published")
 
 
 def run(args: argparse.Namespace) -> int:
     order = suites.order(Path(suites.CONFIG_NAME))  # read (and checked) before gh-pages is touched
+    found: dict[str, int] = {}
 
     def build(history: Path) -> None:
         # What `benchtrack detect HISTORY --write [--summary F]` and `benchtrack site HISTORY`
         # do, through the library: a command does not reach back up to the CLI's entry point.
         report = detect.analyse(history, Config(), write=True)
+        found.update(changes=len(report.changes), new=len(report.new))
         for note in report.notes:
             print(f"benchtrack publish-site: note: {note}", file=sys.stderr)
         for s in report.skipped:
@@ -56,5 +60,9 @@ def run(args: argparse.Namespace) -> int:
 
     docs = [(path, ResultDocument.load(path)) for path in args.results]  # all checked first
     work = Path("target/bench/gh-pages-site").resolve()
-    print(publish.publish_site(Path.cwd(), work, build, docs=docs))
+    status = publish.publish_site(Path.cwd(), work, build, docs=docs)
+    if args.json:  # the change points of the last attempt (a lost push race builds again)
+        flags.print_json({"status": status, "changes": found["changes"], "new": found["new"]})
+    else:
+        print(status)
     return EXIT_OK

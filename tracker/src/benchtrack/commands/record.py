@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from benchtrack.commands import flags
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, BadInput
 from benchtrack.fsutil import atomic_write, output_file
 from benchtrack.gate import aa, config, worktree
@@ -27,14 +28,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", action="append", help="suite to run (repeatable)")
     p.add_argument("--filter", help="regular expression on benchmark names")
     p.add_argument("--rounds", type=int, default=30, help="rounds to record (default 30)")
-    p.add_argument("--cpus", help="pin the measurements, as for `gate`")
+    flags.add_cpus(p, "pin the measurements with taskset")
     p.add_argument("--out", type=Path, default=Path("target/bench/aa/aa.json"))
     p.add_argument("--keep-worktree", action="store_true")
+    flags.add_json(p, "what was recorded")
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchtrack.commands.gate import cpu_list
-
     console = Console(stderr=True)
     say = lambda msg: console.print(f"[dim]record-aa:[/] {msg}", highlight=False)  # noqa: E731
     if args.rounds < 3:
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     root = worktree.repo_root(Path.cwd())
     cfg = config.load(args.config or root / config.CONFIG_NAME)
     suites = cfg.select(args.suite)
-    cpus = cpu_list(args.cpus)
+    cpus = args.cpus.taskset if args.cpus else None
     sha, subject = worktree.resolve(root, args.ref, "--ref")
     # One worktree per side, as the gate has (both sides of a counted suite run at once and each
     # writes its raw output in its checkout), and per suite selection, so recordings of
@@ -104,5 +104,19 @@ def run(args: argparse.Namespace) -> int:
     for f in failures:
         console.print(
             f"[red]{f.suite} failed to {f.what} ({f.side})[/]; log {f.log}\n{f.tail}", markup=True
+        )
+    if args.json:
+        flags.print_json(
+            {
+                "out": str(args.out),
+                "commit": sha,
+                "rounds": data.count,
+                "benchmarks": sorted(doc["benchmarks"]),
+                "seconds": data.seconds,
+                "failures": [
+                    {"suite": f.suite, "side": f.side, "what": f.what, "log": str(f.log)}
+                    for f in failures
+                ],
+            }
         )
     return EXIT_BENCHMARK_FAILED if failures else EXIT_OK

@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-import orjson
-
+from benchtrack.commands import flags
 from benchtrack.errors import EXIT_BAD_INPUT, EXIT_OK, BadInput
 
 NAME = "site"
@@ -37,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="the dashboard source tree (default: gh-pages/ of this repository)",
     )
-    parser.add_argument("--json", action="store_true", help="print a JSON summary on stdout")
+    flags.add_json(parser, "a summary")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         order = suites.order(Path(suites.CONFIG_NAME))
         report = site.build_site(history, out, source=args.source, order=order)
     if args.json:
-        sys.stdout.write(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        flags.print_json(report.as_dict())
     else:
         overview = report.index_bytes + report.overview_bytes
         ratio = (

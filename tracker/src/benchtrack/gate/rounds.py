@@ -32,6 +32,7 @@ from benchtrack.gate.config import COUNTED, STEP_CLOCKS, Suite
 from benchtrack.gate.processes import stop_group
 from benchtrack.gate.worktree import Checkout
 from benchtrack.machine_load import NeighbourMeter
+from benchtrack.runner import cpu_ids
 
 # Inherited variables that would point a checkout's tools at the user's tree or environment
 # (set by `uv run` or an outer `cargo make`); each checkout resolves its own.
@@ -338,13 +339,7 @@ def _lockstep(
 
 def _allowed(cpus: str | None) -> list[int]:
     """The CPUs of `cpus` (a taskset list such as "0-1,3") or of this process's affinity."""
-    if not cpus:
-        return sorted(os.sched_getaffinity(0))
-    chosen: set[int] = set()
-    for part in cpus.split(","):
-        lo, _, hi = part.partition("-")
-        chosen.update(range(int(lo), int(hi or lo) + 1))
-    return sorted(chosen)
+    return cpu_ids(cpus) if cpus else sorted(os.sched_getaffinity(0))
 
 
 def one_cpu(cpus: str | None) -> str:
