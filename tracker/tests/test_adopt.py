@@ -10,7 +10,6 @@ benchmark's results must then be on origin's gh-pages, in data.js, with the dash
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -151,15 +150,16 @@ def _holds(condition: str | None, inputs: dict[str, str]) -> bool:
     return (inputs["mode"] == m.group(2)) == (m.group(1) == "==")
 
 
-def run_action(checkout: Path, with_: dict, tmp: Path, event: dict[str, str]) -> None:
+def run_action(checkout: Path, with_: dict, tmp: Path, event: dict[str, str], check: bool = True):
+    """action.yml's steps for these inputs; the last one's process (`check` applies to it)."""
     action = yaml.safe_load((REPO / "action.yml").read_text())
     inputs = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
     inputs.update({k: str(v) for k, v in with_.items()})
     summary = tmp / "summary.md"
     summary.write_text("")
-    for step in action["runs"]["steps"]:
-        if not _holds(step.get("if"), inputs):
-            continue
+    steps = [s for s in action["runs"]["steps"] if _holds(s.get("if"), inputs)]
+    done = None
+    for i, step in enumerate(steps):
         env = {k: _expand(str(v), inputs, event) for k, v in step.get("env", {}).items()}
         env |= {
             "CI": "true",
@@ -169,16 +169,13 @@ def run_action(checkout: Path, with_: dict, tmp: Path, event: dict[str, str]) ->
             "GITHUB_STEP_SUMMARY": str(summary),
             "NO_COLOR": "1",
         }
-        run(checkout, step["shell"], "-e", "-c", _expand(step["run"], inputs, event), env=env)
+        script = _expand(step["run"], inputs, event)
+        last = i == len(steps) - 1
+        done = run(checkout, step["shell"], "-e", "-c", script, env=env, check=check or not last)
+    return done
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="needs Go")
-# bench-local runs benchtrack.toml's [bench.suites.<name>] once benchtrack.suites exists (branch
-# s24-h1); before, it runs this repository's own suites only, and this test cannot pass.
-@pytest.mark.skipif(
-    importlib.util.find_spec("benchtrack.suites") is None,
-    reason="needs bench-local reading [bench.suites] (benchtrack.suites, branch s24-h1)",
-)
 def test_the_docs_example_runs_against_a_scratch_repository(tmp_path):
     repo = example_repo(tmp_path / "dev")
     benchtrack(repo, "init", "--action", ACTION)
@@ -217,3 +214,53 @@ def test_the_docs_example_runs_against_a_scratch_repository(tmp_path):
     git(checkout, "fetch", "-q", "origin", "gh-pages")
     again = git(checkout, "show", f"origin/gh-pages:bench/{key}/data.js")
     assert len(json.loads(again.split("=", 1)[1])["entries"][entry_name]) == 1
+
+
+# A pull request that makes BenchmarkSum do more work per iteration.
+SLOWER_GO = """\
+package sum
+
+import "testing"
+
+var sink int
+
+func BenchmarkSum(b *testing.B) {
+\tfor i := 0; i < b.N; i++ {
+\t\tfor j := 0; j < 3; j++ {
+\t\t\tsink += i ^ j
+\t\t}
+\t}
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="needs Go")
+def test_the_docs_examples_gate_fails_a_pull_request_that_regresses(tmp_path):
+    """The workflow's gate job on a pull request: head against its merge base, exit 1, the
+    regressed benchmark named in the job summary."""
+    repo = example_repo(tmp_path / "dev")
+    benchtrack(repo, "init", "--action", ACTION)
+    config = repo / "benchtrack.toml"
+    # the user's own choices, to keep this test short: 0.1 s a benchmark, one look at 4 rounds
+    config.write_text(
+        config.read_text().replace("-count 5", "-count 5 -benchtime 100ms")
+        + "\n[gate]\nrounds = 4\nlooks = [4]\n"
+    )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "track the benchmarks with benchtrack")
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "switch", "-q", "-c", "slower")
+    (repo / "sum_test.go").write_text(SLOWER_GO)
+    git(repo, "commit", "-q", "-am", "sum: three times the work")
+
+    workflow = yaml.safe_load((repo / ".github/workflows/benchtrack.yml").read_text())
+    job = workflow["jobs"]["gate"]  # a pull request
+    assert job["if"] == "github.event_name == 'pull_request'"
+    checkout_step, action_step = job["steps"]
+    assert checkout_step["with"]["fetch-depth"] == 0  # the merge base must be reachable
+    event = {"github.event.pull_request.base.sha": base}
+    done = run_action(repo, action_step["with"], tmp_path, event, check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    summary = (tmp_path / "summary.md").read_text()
+    rows = [x for x in summary.splitlines() if x.startswith("|") and "go/BenchmarkSum" in x]
+    assert rows and all("regressed" in row for row in rows), summary
