@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-import orjson
-
+from benchtrack.commands import flags
 from benchtrack.errors import EXIT_OK
 from benchtrack.history import open_store
 from benchtrack.history.archive import describe, summary
@@ -30,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"the file with [history.retention] (default: ./{CONFIG_NAME}; none: keep all)",
     )
     parser.add_argument("--dry-run", action="store_true", help="say what would move, write nothing")
-    parser.add_argument("--json", action="store_true", help="print what moved as JSON")
+    flags.add_json(parser, "what moved (or would move)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,8 +37,7 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(args.history)
     moves = store.prune(retention, dry_run=args.dry_run) if retention else []
     if args.json:
-        doc = summary(store.spec, retention, moves, dry_run=args.dry_run)
-        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+        flags.print_json(summary(store.spec, retention, moves, dry_run=args.dry_run))
         return EXIT_OK
     for line in describe(store.spec, config, retention, moves, dry_run=args.dry_run):
         print(line)
