@@ -340,3 +340,51 @@ def test_a_git_branch_is_pruned_in_one_commit_and_a_rerun_pushes_nothing(
     assert main(["prune-history", spec, "--config", str(cfg), "--json"]) == 0
     assert '"runners": []' in capsys.readouterr().out
     assert git(tmp_path, "--git-dir", str(origin), "rev-parse", "gh-pages") == tip  # no commit
+
+
+def test_bytes_that_would_lose_an_entry_are_refused_before_they_replace_a_file(
+    make_history, tmp_path, monkeypatch
+):
+    """Each staged file is read back before it replaces the old one. Bytes that lose an entry
+    (a serialiser bug) are refused: for the archive, nothing changes; for data.js, written
+    after the archive, the moved entries are then in both files, never in neither, and the
+    next prune finishes the move."""
+    from benchtrack.history import archive as arc
+    from benchtrack.history.append import HistoryShrink
+    from benchtrack.history.retention import Retention
+
+    hist = make_history(tmp_path / "h")
+    original = make_history(tmp_path / "original")
+    files = snapshot(hist)
+    retention = Retention(90, "week")
+    real_dumps = fmt.dumps
+
+    def lossy(data):  # the document with one entry fewer than it was given
+        data = {**data, "entries": {k: v[:-1] for k, v in data["entries"].items()}}
+        return real_dumps(data)
+
+    monkeypatch.setattr(arc.fmt, "dumps", lossy)  # the archive is new: written whole
+    with pytest.raises(HistoryShrink, match="did not land as planned"):
+        open_store(hist).prune(retention)
+    assert snapshot(hist) == files
+    assert sorted(p.name for p in (hist / f"bench/{KEYS[0]}").iterdir()) == ["data.js"]
+
+    calls = []
+
+    def lossy_data_js(data):  # the archive (written first) whole, data.js short of an entry
+        calls.append(data)
+        return real_dumps(data) if len(calls) % 2 == 1 else lossy(data)
+
+    monkeypatch.setattr(arc.fmt, "dumps", lossy_data_js)
+    with pytest.raises(HistoryShrink, match="did not land as planned"):
+        open_store(hist).prune(retention)
+    key = KEYS[0]
+    data, archive = lists(hist / f"bench/{key}/data.js"), lists(hist / f"bench/{key}/archive.js")
+    assert (hist / f"bench/{key}/data.js").read_bytes() == files[f"bench/{key}/data.js"]
+    assert set(archive[key]) <= set(data[key])  # the moved entries are in both files
+    monkeypatch.setattr(arc.fmt, "dumps", real_dumps)
+    assert load_series(hist) == load_series(original)  # readers count them once
+    open_store(hist).prune(retention)
+    data = lists(hist / f"bench/{key}/data.js")
+    assert not set(archive[key]) & set(data[key])
+    assert main(["validate-history", str(hist)]) == 0

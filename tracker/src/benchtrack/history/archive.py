@@ -47,13 +47,6 @@ class Move:
     archived: dict[str, int] = field(default_factory=dict)  # entry name -> entries archived
 
 
-def archived_ids(scanned: Scanned | None) -> dict[str, set[str]]:
-    """Entry name -> commit ids an archive holds (none for no archive)."""
-    if scanned is None:
-        return {}
-    return {name: {run.commit.id for run in runs} for name, runs in scanned.doc.entries.items()}
-
-
 def plan(
     key: str,
     data_raw: bytes | mmap.mmap,
