@@ -255,3 +255,36 @@ def test_counts_are_stored_beside_each_benchmark_as_its_instructions_series(repo
         assert series[name.removesuffix(" (instructions)")].direction == "bigger"
     assert "perl/coro/async/trivial" in series  # the wall-time name is unchanged
     assert open_store(repo / ".bench/history").validate() == []
+
+
+def test_the_local_history_is_pruned_after_the_append(repo, capsys, monkeypatch):
+    """With [history.retention] in ./benchtrack.toml (the repository's: 90 days, then one a
+    week), bench-local appends, then moves what the retention no longer keeps to archive.js."""
+    from benchtrack import synthetic
+    from benchtrack.history import format as fmt
+
+    monkeypatch.setenv("BENCHTRACK_RUNNER_LABEL", "ubuntu-latest")
+    monkeypatch.setenv("BENCHTRACK_RUNNER_CPUS", "2")
+    key = "ubuntu-latest-2cpu"
+    history = repo / ".bench/history"
+    # 120 daily runs from 2026-01-01: all of them 90 days older than this run, recorded now
+    synthetic.history(history, commits=120, benches=10, runners=(2,), every_ms=86_400_000)
+    assert "keep_all_days = 90" in (repo / "benchtrack.toml").read_text()
+    assert bench_local("--suite", "perl") == 0
+    out = capsys.readouterr().out
+    assert "history: appended" in out
+    assert f"bench/{key}: moved " in out and "to archive.js" in out
+    data = fmt.parse((history / f"bench/{key}/data.js").read_bytes(), "d").data["entries"][key]
+    archive = fmt.parse((history / f"bench/{key}/archive.js").read_bytes(), "a").data["entries"]
+    assert len(data) + len(archive[key]) == 121  # 120 synthetic runs and this one
+    assert len(data) < 25  # this one and the last of each ISO week
+    assert (history / "dashboard/data/index.js").is_file()
+
+
+def test_a_bad_retention_exits_2_before_running(repo, capsys):
+    config = repo / "benchtrack.toml"
+    config.write_text(config.read_text().replace("keep_all_days = 90", "keep_all_days = -1"))
+    assert bench_local("--suite", "perl") == 2
+    err = capsys.readouterr().err
+    assert "benchtrack.toml: history.retention.keep_all_days: expected a whole number" in err
+    assert not (repo / "target").exists() and not (repo / ".bench").exists()

@@ -312,6 +312,17 @@ def _validate_history(tmp: Path) -> Run:
     return Run(ROOT, ["validate-history", str(history(tmp))], check)
 
 
+def _prune_history(tmp: Path) -> Run:
+    config = tmp / "retention.toml"
+    config.write_text('[history.retention]\nkeep_all_days = 90\nkeep_one_per = "week"\n')
+
+    def check(d):  # one run, recorded now: nothing is due
+        assert d["retention"] == {"keep_all_days": 90, "keep_one_per": "week"}
+        assert (d["dry_run"], d["runners"]) == (False, [])
+
+    return Run(ROOT, ["prune-history", str(history(tmp)), "--config", str(config)], check)
+
+
 def _compare(tmp: Path) -> Run:
     doc = str(result_doc(ROOT, tmp / "doc.json"))
 
@@ -445,6 +456,7 @@ CASES: dict[str, Callable[[Path], Run]] = {
     "export": _export,
     "append": _append,
     "validate-history": _validate_history,
+    "prune-history": _prune_history,
     "compare": _compare,
     "bench-local": _bench_local,
     "site": _site,

@@ -207,3 +207,65 @@ def test_nine_runner_sizes_are_all_stored_over_two_pushes_and_a_rerun(repo, tmp_
     assert again["sizes"] == "[]"
     git(repo, "fetch", "-q", "origin", "gh-pages")
     assert {k: origin_file(repo, f"bench/{k}/data.js") for k in keys} == before
+
+
+def test_publish_site_archives_by_the_retention_in_the_same_commit(repo, monkeypatch):
+    """With [history.retention] in the checkout's benchtrack.toml, the site job moves what the
+    retention no longer keeps from each data.js to archive.js, in the dashboard's commit; the
+    next publish finds nothing due and commits nothing."""
+    from benchtrack import synthetic
+    from benchtrack.history import format as fmt
+
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("BENCHTRACK_CACHE", "off")
+    pages = repo.parent / "pages"
+    synthetic.history(pages, commits=200, benches=10, runners=(1, 2), every_ms=86_400_000)
+    git(pages, "init", "-q", "-b", "gh-pages")
+    git(pages, "add", "-A")
+    git(pages, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "h")
+    git(pages, "push", "-q", str(repo.parent / "origin.git"), "gh-pages")
+    (repo / "benchtrack.toml").write_text(
+        '[history.retention]\nkeep_all_days = 60\nkeep_one_per = "month"\n'
+    )
+    summary = repo.parent / "summary.md"
+    assert main(["publish-site", "--summary", str(summary)]) == 0
+    git(repo, "fetch", "-q", "origin", "gh-pages")
+    message = git(repo, "log", "-1", "--format=%s", "origin/gh-pages")
+    assert message.startswith("benchtrack: dashboard and change points; ")
+    assert "entries archived" in message
+    for cpus in (1, 2):
+        key = f"ubuntu-latest-{cpus}cpu"
+        data = fmt.parse(origin_file(repo, f"bench/{key}/data.js"), "d").data["entries"][key]
+        archive = fmt.parse(origin_file(repo, f"bench/{key}/archive.js"), "a").data["entries"]
+        assert len(data) + len(archive[key]) == 200
+        assert len(data) < 80  # 60 days, then one a month
+    assert b"<html" in origin_file(repo, "index.html").lower()
+    assert main(["validate-history", f"git:{repo.parent / 'origin.git'}#gh-pages"]) == 0
+    head = git(repo, "rev-parse", "origin/gh-pages")
+    assert main(["publish-site", "--summary", str(summary)]) == 0
+    git(repo, "fetch", "-q", "origin", "gh-pages")
+    assert git(repo, "rev-parse", "origin/gh-pages") == head
+
+
+def test_publish_site_refuses_a_bad_retention_before_any_git_work(repo, monkeypatch, capsys):
+    monkeypatch.chdir(repo)
+    (repo / "benchtrack.toml").write_text('[history.retention]\nkeep_one_per = "year"\n')
+    assert main(["publish-site"]) == 2
+    assert "benchtrack.toml: history.retention.keep_all_days" in capsys.readouterr().err
+    assert not git(repo, "ls-remote", "--heads", "origin", "gh-pages")
+
+
+@pytest.mark.parametrize("name", ["data.js", "archive.js"])
+def test_a_site_build_that_writes_a_history_file_is_refused(repo, monkeypatch, name):
+    monkeypatch.chdir(repo)
+    docs = results(repo, repo / "target/bench/artifacts" / f"results-{KEY}")
+    origin = repo.parent / "origin.git"
+    assert main(["append", f"git:{origin}#gh-pages", *map(str, docs)]) == 0
+    head = git(repo, "ls-remote", "origin", "refs/heads/gh-pages").split()[0]
+
+    def build(history: Path) -> None:
+        (history / "bench" / KEY / name).write_text("window.BENCHMARK_DATA = {}")
+
+    with pytest.raises(publish.PublishError, match=f"changed bench/{KEY}/{name}"):
+        publish.publish_site(repo, repo.parent / "site-work", build)
+    assert git(repo, "ls-remote", "origin", "refs/heads/gh-pages").split()[0] == head

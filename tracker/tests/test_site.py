@@ -160,3 +160,74 @@ def test_suites_follow_the_declared_order_then_the_alphabet(tmp_path: Path, monk
     (tmp_path / "benchtrack.toml").write_text(table.format("rust") + table.format("go"))
     assert cli.main(["site", str(history), "--out", "ordered"]) == 0
     assert [s["name"] for s in _index(tmp_path / "ordered")["suites"]] == ["rust", "perl", "python"]
+
+
+def _archive(site: Path) -> dict:
+    text = (site / "dashboard/data/archive/index.js").read_bytes()
+    return orjson.loads(text.removeprefix(b"window.BENCHTRACK_ARCHIVE=").rstrip().rstrip(b";"))
+
+
+def _payload(path: Path) -> tuple[str, dict]:
+    """(store key, series) of a group file: `(window.BENCHTRACK_DATA=…)["key"]={…};`."""
+    text = path.read_text()
+    key, _, body = text.partition("]=")
+    return orjson.loads(key[key.index("[") + 1 :]), orjson.loads(body.rstrip().rstrip(";"))
+
+
+def test_archived_points_are_separate_files_over_the_whole_history(tmp_path: Path) -> None:
+    """After a prune, the index and data/g/ draw data.js alone; data/archive/ has the whole
+    history's commits, where each of the index's commits sits among them, and every point of
+    data.js and archive.js per group; rebuilding writes the same bytes; without the archive the
+    site has no data/archive/ left."""
+    history = tmp_path / "h"
+    synthetic.history(history, commits=200, benches=6, runners=(1, 2), every_ms=86_400_000)
+    config = tmp_path / "benchtrack.toml"
+    config.write_text('[history.retention]\nkeep_all_days = 30\nkeep_one_per = "month"\n')
+    assert cli.main(["prune-history", str(history), "--config", str(config)]) == 0
+    site = tmp_path / "s"
+    assert cli.main(["site", str(history), "--out", str(site)]) == 0
+    index, archive = _index(site), _archive(site)
+    recent = open_store(str(history)).read(archive=False)
+    whole = open_store(str(history)).read()
+    assert len(index["commits"]["id"]) == len(recent.runners["ubuntu-latest-1cpu"].commits) < 50
+    assert len(archive["commits"]["id"]) == 200
+    assert index["archive"] == {
+        "index": "data/archive/index.js",
+        "commits": 200 - len(index["commits"]["id"]),
+        "points": sum(len(s) for r in whole.runners.values() for s in r.series.values())
+        - sum(len(s) for r in recent.runners.values() for s in r.series.values()),
+        "first": archive["commits"]["t"][0],
+    }
+    assert all(r["archive"] == f"bench/{r['key']}/archive.js" for r in index["runners"])
+    # every commit of the index keeps its identity at its place in the whole table
+    assert [archive["commits"]["id"][i] for i in archive["recent"]] == index["commits"]["id"]
+    assert archive["recent"] == sorted(archive["recent"])
+    # every group's archive file: every point of the whole history, under its own store key
+    for suite in index["suites"]:
+        for group in suite["groups"]:
+            names = archive["groups"][group["key"]]
+            key, series = _payload(site / "dashboard/data/archive/g" / names["file"])
+            assert key == group["key"] + "#archive"
+            for bench in group["benches"]:
+                for runner in bench["runners"]:
+                    deltas = series[bench["name"]][runner][0]
+                    assert len(deltas) == len(whole.runners[runner].series[bench["name"]])
+    assert (site / "bench/ubuntu-latest-2cpu/archive.js").read_bytes() == (
+        history / "bench/ubuntu-latest-2cpu/archive.js"
+    ).read_bytes()
+    built = _tree(site)
+    assert cli.main(["site", str(history), "--out", str(site)]) == 0
+    assert _tree(site) == built
+    # the history without its archive (say, restored from before the prune): no archive files
+    for path in history.glob("bench/*/archive.js"):
+        path.unlink()
+    fresh = tmp_path / "fresh"
+    assert cli.main(["site", str(history), "--out", str(fresh)]) == 0
+    for path in site.glob("bench/*/archive.js"):
+        path.unlink()
+    assert cli.main(["site", str(history), "--out", str(site)]) == 0
+    assert _index(site)["archive"] is None
+    assert not list((site / "dashboard/data").rglob("archive/**/*.js"))
+    assert {k: v for k, v in _tree(site).items() if not k.startswith("bench/")} == {
+        k: v for k, v in _tree(fresh).items() if not k.startswith("bench/")
+    }

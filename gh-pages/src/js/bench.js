@@ -3,9 +3,9 @@
 (function (app) {
   'use strict';
 
-  const { AXIS_FONT, BENCH, CHANGES, FIRST_RUN, IDX, NCOMMITS, NO_HOVER, RUNNER_BY_KEY, SERIES,
-    axisValues, changeMarkers, commitUrl, dateText, drawBands, drawMarkers, el, flaggedAt, fmt,
-    hashFor, hideTooltip, isRegression, judge, live, loadGroup, main, miniChart, observe, onScreen,
+  const { AXIS_FONT, BENCH, CHANGES, FIRST_RUN, IDX, NO_HOVER, RUNNER_BY_KEY, SERIES, axisValues,
+    changeMarkers, commitUrl, dateText, drawBands, drawMarkers, el, flaggedAt, fmt, hashFor,
+    hideTooltip, isRegression, judge, live, loadGroup, main, miniChart, nCommits, observe, onScreen,
     pct, plural, render, runnerName, runnerSwatch, saveState, say, seriesFor, seriesLabel,
     seriesOfBench, short, state, tooltip, trim, utc, xSpan, yRange } = app;
 
@@ -34,7 +34,7 @@
       el('p', { class: 'crumbs' }, el('a', { href: hashFor({ view: 'overview', from: null, to: null }), text: '← Overview' }), ' / ', bench.suite, ' / ', bench.group.name),
       el('h2', { text: bench.name }),
       el('p', { class: 'unit', text: bench.unit + (bench.dir === 'smaller' ? ' — lower is better' : ' — higher is better') }),
-      NCOMMITS === 1 ? el('p', { class: 'notice info', id: 'first-run', text: FIRST_RUN }) : null);
+      nCommits() === 1 ? el('p', { class: 'notice info', id: 'first-run', text: FIRST_RUN }) : null);
     const tools = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Chart controls' },
       el('label', null, el('input', { type: 'checkbox', id: 'log', checked: state.log, onchange: (e) => { state.log = e.target.checked; saveState(); render(); } }), ' Log scale'),
       el('label', null, el('input', { type: 'checkbox', id: 'norm', checked: state.norm, onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Normalise to first point'),

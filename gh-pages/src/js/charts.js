@@ -3,18 +3,19 @@
 (function (app) {
   'use strict';
 
-  const { BENCH, BETTER, CHANGES, NCOMMITS, RUNNER_BY_KEY, T, T_MAX, T_MIN, WORSE, fmt,
-    isRegression, live, seriesOf, state, trim, xSpan } = app;
+  const { BENCH, BETTER, CHANGES, RUNNER_BY_KEY, T, WORSE, fmt, isRegression, live, nCommits,
+    seriesOf, state, trim, xSpan } = app;
 
   function seriesFor(name, keys, norm, kind) {
     // Aligned data for uPlot: x = commit time; per runner y, lo, hi (nulls where a runner has no point).
     const per = seriesOf(name, kind || 'full') || {};
     const use = keys.filter((k) => per[k]);
-    const seen = new Uint8Array(NCOMMITS);
+    const n = nCommits();
+    const seen = new Uint8Array(n);
     for (const k of use) for (const i of per[k].i) seen[i] = 1;
     const idx = [];
-    for (let i = 0; i < NCOMMITS; i++) if (seen[i]) idx.push(i);
-    const pos = new Int32Array(NCOMMITS).fill(-1);
+    for (let i = 0; i < n; i++) if (seen[i]) idx.push(i);
+    const pos = new Int32Array(n).fill(-1);
     idx.forEach((c, j) => { pos[c] = j; });
     const xs = idx.map((i) => T[i]);
     const ys = [], los = [], his = [];
@@ -193,7 +194,7 @@
       legend: { show: false },
       select: { show: false },
       // a little room left and right, so the first and latest points (and markers) are whole
-      scales: { x: { time: true, range: () => xSpan(T_MIN - (T_MAX - T_MIN) * 0.03, T_MAX + (T_MAX - T_MIN) * 0.03) }, y: { range: yRange(sd, false) } },
+      scales: { x: { time: true, range: () => { const a = T[0], b = T[T.length - 1]; return xSpan(a - (b - a) * 0.03, b + (b - a) * 0.03); } }, y: { range: yRange(sd, false) } },
       axes: [
         { show: false },
         { size: 50, font: AXIS_FONT, ticks: { show: false }, gap: 3, values: axisValues(state.norm), splits: (u, ai, min, max) => [min + (max - min) * 0.1, (min + max) / 2, max - (max - min) * 0.1], grid: { stroke: 'rgba(0,0,0,0.06)', width: 1 } },

@@ -2,11 +2,11 @@
 (function (app) {
   'use strict';
 
-  const { BENCHES, IDX, NCOMMITS, commitIndex, commitOptions, dateText, el, flaggedAt, fmt, go,
-    hashFor, judge, loadAll, main, matches, onScreen, pct, runnerSwatch, short, state, valueAt } = app;
+  const { BENCHES, IDX, commitIndex, commitOptions, dateText, el, flaggedAt, fmt, go, hashFor,
+    judge, loadAll, main, matches, nCommits, onScreen, pct, runnerSwatch, short, state, valueAt } = app;
 
   function renderCompare() {
-    let hi = commitIndex(state.head); if (hi < 0) hi = NCOMMITS - 1;
+    let hi = commitIndex(state.head); if (hi < 0) hi = nCommits() - 1;
     let bi = commitIndex(state.base); if (bi < 0) bi = Math.max(0, hi - 1);
     const sb = el('select', { id: 'compare-base', onchange: (e) => go({ base: e.target.value, head: IDX.commits.id[hi] }) });
     const sh = el('select', { id: 'compare-head', onchange: (e) => go({ head: e.target.value, base: IDX.commits.id[bi] }) });

@@ -40,12 +40,12 @@
     if (!CHANGES.has(c.series)) CHANGES.set(c.series, []);
     CHANGES.get(c.series).push(c);
   }
-  const NCOMMITS = IDX ? IDX.commits.id.length : 0;
+  // The commit table can grow in place ("load older history", js/older.js): read its length, not
+  // a copy of it.
   const T = IDX ? IDX.commits.t : [];
-  const T_MIN = NCOMMITS ? T[0] : 0;
-  const T_MAX = NCOMMITS ? T[NCOMMITS - 1] : 1;
+  const nCommits = () => T.length;
   // One run a commit: every runner size measures each commit once (the history keeps no reruns).
-  const runsText = () => plural(NCOMMITS, 'run', 'runs');
+  const runsText = () => plural(nCommits(), 'run', 'runs');
   const FIRST_RUN = '1 run so far: trends appear from the second run.';
   const HALF_DAY = 43200;        // the x axis around a single commit (a zero-width axis draws nothing)
   const xSpan = (a, b) => (a === b ? [a - HALF_DAY, b + HALF_DAY] : [a, b]);
@@ -54,6 +54,23 @@
   const SERIES = new Map();      // bench name -> {runnerKey: {i: Int32Array, v: Float64Array, r: Float64Array}}
   const OVERVIEW = new Map();    // the same, bucket means for the small multiples (large histories)
   const scriptBase = (document.currentScript && document.currentScript.src.replace(/js\/data\.js(\?.*)?$/, '')) || 'dashboard/';
+  // Where group files come from: data/g/, or the whole history's after "load older history"
+  // (their payloads under `<key>#archive`); `gen` tells a load started before a switch to drop it.
+  const source = { dir: 'data/g/', suffix: '', gen: 0 };
+  function switchGroups(dir, suffix) {
+    Object.assign(source, { dir, suffix, gen: source.gen + 1 });
+    loaded.clear(); SERIES.clear(); OVERVIEW.clear();
+  }
+  function loadScript(src) {
+    return new Promise((resolve, reject) => {
+      const s = document.createElement('script');
+      s.src = scriptBase + src;
+      s.async = true;
+      s.onload = resolve;
+      s.onerror = () => reject(new Error('could not load ' + s.src));
+      document.head.append(s);
+    });
+  }
 
   // kind 'full': every point; 'overview': the group's bucket-mean file when it has one.
   function fileOf(g, kind) { return kind === 'overview' && g.ofile ? g.ofile : g.file; }
@@ -66,36 +83,30 @@
   function loadGroup(g, kind) {
     const file = fileOf(g, kind);
     if (loaded.has(file)) return loaded.get(file);
-    const storeKey = file === g.file ? g.key : g.key + '#o';
+    const storeKey = (file === g.file ? g.key : g.key + '#o') + source.suffix;
     const target = file === g.file ? SERIES : OVERVIEW;
-    const p = new Promise((resolve, reject) => {
-      const s = document.createElement('script');
-      s.src = scriptBase + 'data/g/' + encodeURIComponent(file);
-      s.async = true;
-      s.onload = () => {
-        const store = window.BENCHTRACK_DATA || {};
-        const raw = store[storeKey];
-        if (!raw) { reject(new Error('group ' + g.key + ' missing from ' + file)); return; }
-        delete store[storeKey];
-        for (const [name, perRunner] of Object.entries(raw)) {
-          const out = {};
-          for (const [key, [deltas, values, ranges]] of Object.entries(perRunner)) {
-            const n = deltas.length;
-            const i = new Int32Array(n), v = new Float64Array(n), r = new Float64Array(n);
-            let acc = 0;
-            for (let k = 0; k < n; k++) {
-              acc += deltas[k]; i[k] = acc; v[k] = values[k];
-              r[k] = ranges[k] == null ? NaN : ranges[k];
-            }
-            out[key] = { i, v, r };
+    const gen = source.gen;
+    const p = loadScript(source.dir + encodeURIComponent(file)).then(() => {
+      const store = window.BENCHTRACK_DATA || {};
+      const raw = store[storeKey];
+      if (!raw) throw new Error('group ' + g.key + ' missing from ' + file);
+      delete store[storeKey];
+      if (gen !== source.gen) return;  // loaded for the data shown before a switch
+      for (const [name, perRunner] of Object.entries(raw)) {
+        const out = {};
+        for (const [key, [deltas, values, ranges]] of Object.entries(perRunner)) {
+          const n = deltas.length;
+          const i = new Int32Array(n), v = new Float64Array(n), r = new Float64Array(n);
+          let acc = 0;
+          for (let k = 0; k < n; k++) {
+            acc += deltas[k]; i[k] = acc; v[k] = values[k];
+            r[k] = ranges[k] == null ? NaN : ranges[k];
           }
-          target.set(name, out);
+          out[key] = { i, v, r };
         }
-        p.done = true;
-        resolve();
-      };
-      s.onerror = () => reject(new Error('could not load ' + s.src));
-      document.head.append(s);
+        target.set(name, out);
+      }
+      p.done = true;
     });
     loaded.set(file, p);
     p.catch((e) => showError(e.message));
@@ -135,6 +146,7 @@
   }
 
   Object.assign(app, { IDX, BENCH, T, RUNNERS, RUNNER_BY_KEY, BENCHES, listedWith, PRIMARY,
-    seriesLabel, seriesOf, seriesOfBench, CHANGES, NCOMMITS, T_MIN, T_MAX, runsText, FIRST_RUN,
-    xSpan, SERIES, isLoaded, loadGroup, loadAll, commitUrl, valueAt, matches });
+    seriesLabel, seriesOf, seriesOfBench, CHANGES, nCommits, runsText, FIRST_RUN,
+    xSpan, SERIES, isLoaded, loadGroup, loadAll, commitUrl, valueAt, matches, GROUPS, loadScript,
+    switchGroups, showError });
 })(window.BenchtrackDashboard = window.BenchtrackDashboard || {});

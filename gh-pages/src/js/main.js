@@ -5,7 +5,7 @@
  * The files in js/ are classic scripts that index.html loads in order with defer (module scripts
  * do not load from file://); each is an IIFE that takes what it needs from the namespace
  * window.BenchtrackDashboard and adds what later files use: util <- data <- changes <- state <-
- * widgets <- live <- charts <- the views <- main. Every string from the data is put in the page
+ * widgets <- live <- charts <- the views <- main <- older (the "load older history" control). Every string from the data is put in the page
  * with textContent / text nodes, never as HTML. */
 (function (app) {
   'use strict';
@@ -24,6 +24,10 @@
       ' · ' + plural(PRIMARY.length, 'benchmark', 'benchmarks') + ' · ' + runsText());
     const counts = changeCounts(changeRows());
     const tab = document.querySelector('.tabs a[data-view="regressions"]');
+    if (tab) {  // drawn again when the data grows ("load older history"): its label alone first
+      tab.dataset.label = tab.dataset.label || tab.textContent.trim();
+      tab.replaceChildren(tab.dataset.label);
+    }
     if (tab && counts.regressions) {
       tab.append(' ', el('span', { class: 'tab-count' + (counts.fresh ? ' fresh' : ''), text: String(counts.regressions) }),
         el('span', { class: 'sr-only', text: counts.fresh ? ` (${counts.fresh} new)` : '' }));
@@ -101,6 +105,7 @@
     render();
   }
 
+  Object.assign(app, { renderHeader });
   setRouter(renderView);
   start();
 })(window.BenchtrackDashboard = window.BenchtrackDashboard || {});

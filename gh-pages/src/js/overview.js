@@ -3,8 +3,8 @@
 (function (app) {
   'use strict';
 
-  const { BENCH, FIRST_RUN, IDX, NCOMMITS, PRIMARY, changeCounts, changeRows, el, flaggedAt, fmt,
-    hashFor, judge, listedWith, main, matches, miniChart, observe, pct, plural, render, runnerName,
+  const { BENCH, FIRST_RUN, IDX, PRIMARY, changeCounts, changeRows, el, flaggedAt, fmt, hashFor,
+    judge, listedWith, main, matches, miniChart, nCommits, observe, pct, plural, render, runnerName,
     runnerSwatch, runsText, saveState, state } = app;
 
   function renderOverview() {
@@ -57,7 +57,7 @@
       `${counts.regressions} ${counts.regressions === 1 ? 'regression' : 'regressions'} flagged by change-point detection`,
       counts.fresh ? el('span', { class: 'badge', text: counts.fresh + ' new' }) : null,
       el('a', { href: hashFor({ view: 'regressions', from: null, to: null }), text: 'See the list' })) : null;
-    const first = NCOMMITS === 1 ? el('p', { class: 'notice info', id: 'first-run', text: FIRST_RUN }) : null;
+    const first = nCommits() === 1 ? el('p', { class: 'notice info', id: 'first-run', text: FIRST_RUN }) : null;
     main.replaceChildren(el('div', { class: 'bar' }, summary, rel), ...(first ? [first] : []), ...(flagged ? [flagged] : []), frag);
     if (!shown) main.append(el('p', { class: 'notice', text: 'No benchmark matches the filter.' }));
     observe(hosts, miniChart);

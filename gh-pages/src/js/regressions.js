@@ -5,8 +5,8 @@
 (function (app) {
   'use strict';
 
-  const { IDX, NCOMMITS, SHOW, T, changeCounts, changeRows, commitUrl, dateText, el, fmt, hashFor,
-    main, matches, pct1, render, runnerSize, runnerSwatch, saveState, short, state } = app;
+  const { IDX, SHOW, T, changeCounts, changeRows, commitUrl, dateText, el, fmt, hashFor, main,
+    matches, nCommits, pct1, render, runnerSize, runnerSwatch, saveState, short, state } = app;
 
   const SHOW_LABEL = { regressions: 'Regressions', improvements: 'Improvements', all: 'All' };
   const SHOW_NOUN = { regressions: ['regression', 'regressions'], improvements: ['improvement', 'improvements'], all: ['change point', 'change points'] };
@@ -14,8 +14,8 @@
 
   function windowAround(i, w) {
     // the x range of the benchmark view that puts commit i in the middle of ±w commits
-    const a = Math.max(0, i - w), b = Math.min(NCOMMITS - 1, i + w);
-    return a === 0 && b === NCOMMITS - 1 ? { from: null, to: null } : { from: T[a], to: T[b] };
+    const a = Math.max(0, i - w), b = Math.min(nCommits() - 1, i + w);
+    return a === 0 && b === nCommits() - 1 ? { from: null, to: null } : { from: T[a], to: T[b] };
   }
 
   function renderRegressions() {

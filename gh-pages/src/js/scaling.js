@@ -2,15 +2,15 @@
 (function (app) {
   'use strict';
 
-  const { AXIS_FONT, BENCH, IDX, NCOMMITS, PALETTE, RUNNERS, RUNNER_BY_KEY, axisValues, commitIndex,
-    commitOptions, el, fmt, go, hashFor, listedWith, live, main, matches, observe, runnerSwatch,
-    shortRunner, state, trim, valueAt } = app;
+  const { AXIS_FONT, BENCH, IDX, PALETTE, RUNNER_BY_KEY, RUNNERS, axisValues, commitIndex,
+    commitOptions, el, fmt, go, hashFor, listedWith, live, main, matches, nCommits, observe,
+    runnerSwatch, shortRunner, state, trim, valueAt } = app;
 
   function latestCommonCommit() {
     // the newest commit measured on the most runner sizes (the newest commit may have only some)
     const n = IDX.commits.runners || [];
-    let best = NCOMMITS - 1, most = -1;
-    for (let i = NCOMMITS - 1; i >= 0; i--) if ((n[i] ?? 0) > most) { most = n[i] ?? 0; best = i; }
+    let best = nCommits() - 1, most = -1;
+    for (let i = nCommits() - 1; i >= 0; i--) if ((n[i] ?? 0) > most) { most = n[i] ?? 0; best = i; }
     return best;
   }
 

@@ -2,7 +2,7 @@
 (function (app) {
   'use strict';
 
-  const { IDX, NCOMMITS, RUNNERS, RUNNER_BY_KEY, dateText, el, short } = app;
+  const { IDX, RUNNER_BY_KEY, RUNNERS, dateText, el, nCommits, short } = app;
 
   function runnerSwatch(k) {
     const r = RUNNER_BY_KEY.get(k);
@@ -30,7 +30,7 @@
 
   function commitOptions(select, selected) {
     const C = IDX.commits;
-    for (let i = NCOMMITS - 1; i >= 0; i--) {
+    for (let i = nCommits() - 1; i >= 0; i--) {
       select.append(el('option', { value: C.id[i], selected: i === selected, text: `${short(C.id[i])} · ${dateText(C.t[i]).slice(0, 10)} · ${C.msg[i].slice(0, 60)}` }));
     }
   }

@@ -11,9 +11,11 @@ actions/checkout configured (a clone of our own would not have them):
 2. per size to store, one after another (each push moves gh-pages): `plan` again for that size
    alone, on the tip the previous size pushed, then the action once per direction (or
    `benchtrack append` locally).
-3. `publish_site`: on a fresh checkout of gh-pages, write the change points and the dashboard
-   beside the data.js files (never over them), commit, push; a rejected push starts over from the
-   new tip, since everything it writes is derived.
+3. `publish_site`: on a fresh checkout of gh-pages, move the entries the retention no longer
+   keeps from each data.js to its archive.js (benchtrack.history.archive; only when
+   `[history.retention]` is configured), write the change points and the dashboard beside the
+   history files (never over them), commit, push; a rejected push starts over from the new tip,
+   since the prune is a function of the files and everything else is derived.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ import orjson
 from benchtrack import git
 from benchtrack.errors import BadInput, BenchtrackError
 from benchtrack.export import check_one_run, merged_benchmarks
-from benchtrack.history import new_entries, open_store
+from benchtrack.history import DirStore, new_entries, open_store
+from benchtrack.history.archive import ARCHIVE_JS
+from benchtrack.history.retention import Retention
 from benchtrack.result import ResultDocument
 
 BRANCH = "gh-pages"
@@ -122,17 +126,26 @@ def plan(
     return result
 
 
-def publish_site(repo: Path, work: Path, build, attempts: int = 5, docs=()) -> str:
+def publish_site(
+    repo: Path,
+    work: Path,
+    build,
+    attempts: int = 5,
+    docs=(),
+    retention: Retention | None = None,
+) -> str:
     """Build derived files on the newest gh-pages with `build(dir)`, commit, push; return status.
 
-    `build` writes change points and the dashboard into the directory it is given. A data.js it
-    would change is refused: only the action and `benchtrack append` write those. A push that
-    loses a race starts over from the new tip (everything written here is derived).
+    `build` writes change points and the dashboard into the directory it is given. A data.js or
+    archive.js it would change is refused: only the action, `benchtrack append` and the prune
+    write those. A push that loses a race starts over from the new tip.
 
     With `docs` (`(path, ResultDocument)` pairs of one run: the composite action's one job),
     they are first appended to that checkout of gh-pages as `benchtrack append` appends to a
     directory (a corrupt data.js refused, a commit already recorded kept), in the same commit.
-    A lost race appends again on the new tip.
+    A lost race appends again on the new tip. With `retention`, the entries it no longer keeps
+    in data.js are then moved to archive.js (benchtrack.history.archive, checked by itself),
+    also in the same commit.
     """
     status = ""
 
@@ -145,20 +158,32 @@ def publish_site(repo: Path, work: Path, build, attempts: int = 5, docs=()) -> s
         _git(repo, "worktree", "add", "--detach", str(work), BRANCH)
         try:
             appended = _append(work, docs)
+            moves = DirStore(work, BRANCH).prune(retention) if retention else []
+            _git(work, "add", "-A")  # the append's and the prune's files: the build's are not
             build(work)
-            _git(work, "add", "-A")
-            changed = _git(work, "diff", "--cached", "--name-only").stdout.split()
-            # the history's files only: the dashboard's own code has a js/data.js too
-            touched = [n for n in changed if _is_history(n) and n not in appended]
+            touched = [  # history files the build changed since they were staged
+                line[3:]
+                for line in _git(work, "status", "--porcelain", "-uall").stdout.splitlines()
+                # the history's files only: the dashboard's own code has a js/data.js too
+                if line[1] != " " and _is_history(line[3:])
+            ]
             if touched:
                 raise PublishError(f"the site build changed {touched[0]}; refusing to publish")
+            _git(work, "add", "-A")
+            changed = _git(work, "diff", "--cached", "--name-only").stdout.split()
             if not changed:
                 status = "dashboard unchanged"
                 return None
+            archived = sum(len(ids) for m in moves for ids in m.moved.values())
             message = "benchtrack: results, dashboard" if appended else "benchtrack: dashboard"
-            _git(work, "commit", "-q", "-m", f"{message} and change points")
+            message += " and change points"
+            if archived:
+                message += f"; {archived} entries archived ({retention.describe()})"
+            _git(work, "commit", "-q", "-m", message)
             pushed = _git(work, "push", "origin", f"HEAD:refs/heads/{BRANCH}", check=False)
             status = f"dashboard published ({len(changed)} files)"
+            if archived:
+                status += f", {archived} entries moved to archive.js"
             return None if pushed.returncode == 0 else pushed.stderr
         finally:
             _git(repo, "worktree", "remove", "--force", str(work), check=False)
@@ -174,9 +199,10 @@ def publish_site(repo: Path, work: Path, build, attempts: int = 5, docs=()) -> s
 
 
 def _is_history(path: str) -> bool:
-    """A runner key's history file, `bench/<key>/data.js`, of a gh-pages checkout."""
+    """A runner key's history file, `bench/<key>/data.js` or its archive.js, of a gh-pages
+    checkout."""
     parts = PurePosixPath(path).parts
-    return len(parts) == 3 and parts[0] == "bench" and parts[2] == "data.js"
+    return len(parts) == 3 and parts[0] == "bench" and parts[2] in ("data.js", ARCHIVE_JS)
 
 
 def _append(work: Path, docs) -> set[str]:

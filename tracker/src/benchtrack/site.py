@@ -15,8 +15,18 @@ from the history, written beside `bench/`:
     OUT/dashboard/data/g/<group>.js     one per suite/group, loaded lazily when the group scrolls
                                         into view: per benchmark and runner, delta-coded commit
                                         indices, values (6 significant digits) and range half-widths
+    OUT/dashboard/data/archive/         only when a runner has a bench/<runner-key>/archive.js:
+        index.js                        window.BENCHTRACK_ARCHIVE: the commits of the whole
+                                        history (data.js and archive.js), where each commit of
+                                        index.js sits among them, and the change points on it
+        g/<group>.js                    each group's series over the whole history, loaded only
+                                        after "load older history"
     OUT/bench/<runner-key>/data.js      untouched when OUT is the history itself; a byte copy
-                                        otherwise, so the site is whole
+      (and archive.js)                  otherwise, so the site is whole
+
+The index and data/g/ draw each data.js alone (what retention keeps: the recent history), so the
+first screen stays small however long the history; the archived points are separate files that
+only the "load older history" control loads (gh-pages/README.md has the contract).
 
 Data files are JavaScript (`window.X = {...}`) because a page opened from file:// cannot fetch()
 JSON in Chromium, but it can load a <script>. A `data.js` is never rewritten.
@@ -45,6 +55,7 @@ import orjson
 from benchtrack import companion
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
+from benchtrack.history.archive import ARCHIVE_JS
 
 SCHEMA = "benchtrack.site/1"
 # The overview's small multiples need no more points than pixels: past 2 x OVERVIEW_BUCKETS
@@ -72,14 +83,15 @@ def default_source() -> Path:
 
 @dataclass
 class SiteHistory:
-    model: Any  # benchtrack.history.model.History: runner key -> RunnerHistory (numpy series)
+    model: Any  # benchtrack.history.model.History of the data.js files: what the page draws first
     root: Path | None  # the history directory on disk (None for a history that is not)
     changes: list[dict[str, Any]] = field(default_factory=list)
     changes_source: Path | None = None
     changes_generated: str | None = None  # changes.json's `generated`: when detect last wrote it
+    whole: Any = None  # with each archive.js read in (None: no runner has an archive)
 
-    def data_js(self, key: str) -> Path | None:
-        path = self.root / "bench" / key / "data.js" if self.root else None
+    def data_js(self, key: str, name: str = "data.js") -> Path | None:
+        path = self.root / "bench" / key / name if self.root else None
         return path if path is not None and path.is_file() else None
 
 
@@ -97,22 +109,24 @@ def open_history(spec: str) -> Iterator[SiteHistory]:
         with store.checkout() as work:
             if work is None:
                 raise BadInput(spec, None, "an existing branch with bench/<runner-key>/data.js")
-            yield _site_history(history_mod.open_store(str(work)).read(), work, spec)
+            yield _site_history(history_mod.open_store(str(work)), work, spec)
         return
-    yield _site_history(store.read(), Path(spec), spec)
+    yield _site_history(store, Path(spec), spec)
 
 
-def _site_history(model: Any, root: Path | None, spec: str) -> SiteHistory:
+def _site_history(store: Any, root: Path, spec: str) -> SiteHistory:
+    model = store.read(archive=False)
     if not model.runners:
-        where = root / "bench" if root else spec
-        raise BadInput(where, None, "at least one bench/<runner-key>/data.js")
-    changes, source, generated = _read_changes(root) if root else ([], None, None)
+        raise BadInput(root / "bench", None, "at least one bench/<runner-key>/data.js")
+    archived = any((root / "bench" / key / ARCHIVE_JS).is_file() for key in model.runners)
+    changes, source, generated = _read_changes(root)
     return SiteHistory(
         model=model,
         root=root,
         changes=changes,
         changes_source=source,
         changes_generated=generated,
+        whole=store.read() if archived else None,
     )
 
 
@@ -446,8 +460,50 @@ def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
         # null: the history has no bench/changes.json; else when detect last wrote it (or null)
         "detect": {"generated": history.changes_generated} if history.changes_source else None,
         "benchmarks": len(metas),
+        "archive": None,  # what derive_archive adds when the history has archived entries
     }
     return SiteData(index=index, groups=payloads)
+
+
+ARCHIVE_INDEX = "data/archive/index.js"
+ARCHIVE_KEY = "#archive"  # a payload's key in window.BENCHTRACK_DATA: `<group key>[#o]#archive`
+
+
+def derive_archive(
+    history: SiteHistory, recent: SiteData, suite_order: tuple[str, ...] = ()
+) -> SiteData | None:
+    """The files "load older history" loads, for a history with archived entries (None if it has
+    none): the commit table of the whole history, each of `recent`'s commits' place in it (so the
+    page keeps every index it holds valid), the change points on it, and each group's series over
+    it. Fills in `recent.index["archive"]`, which tells the page there is more."""
+    if history.whole is None:
+        return None
+    whole = derive(SiteHistory(history.whole, history.root, history.changes), suite_order)
+    commits = whole.index["commits"]
+    at = {c: i for i, c in enumerate(commits["id"])}
+    points = sum(r["points"] for r in whole.index["runners"]) - sum(
+        r["points"] for r in recent.index["runners"]
+    )
+    recent.index["archive"] = {
+        "index": ARCHIVE_INDEX,
+        "commits": len(commits["id"]) - len(recent.index["commits"]["id"]),
+        "points": points,
+        "first": commits["t"][0] if commits["t"] else None,
+    }
+    index = {
+        "schema": SCHEMA,
+        "commits": commits,
+        "recent": [at[c] for c in recent.index["commits"]["id"]],
+        "changes": whole.index["changes"],
+        "runners": [{k: r[k] for k in ("key", "points", "runs")} for r in whole.index["runners"]],
+        "groups": {
+            g["key"]: {k: g[k] for k in ("file", "ofile") if k in g}
+            for suite in whole.index["suites"]
+            for g in suite["groups"]
+        },
+    }
+    groups = {file: (key + ARCHIVE_KEY, text) for file, (key, text) in whole.groups.items()}
+    return SiteData(index=index, groups=groups)
 
 
 # --------------------------------------------------------------------------------------------
@@ -473,6 +529,7 @@ class BuildReport:
     index_bytes: int
     group_bytes: int
     overview_bytes: int  # the index is not included
+    archive_bytes: int  # data/archive/: loaded only by "load older history"
     data_js_bytes: int
     copied_data_js: int
     changes: int
@@ -499,6 +556,7 @@ def build_site(
             "the chart library installed by `npm ci --prefix gh-pages` (cargo make dashboard-deps)",
         )
     site = derive(history, suite_order=order)
+    archive = derive_archive(history, site, suite_order=order)
     out.mkdir(parents=True, exist_ok=True)
     dash = out / "dashboard"
 
@@ -522,32 +580,32 @@ def build_site(
         _write(dash / "vendor" / name, (vendor_src / rel).read_bytes())
 
     # Group payloads first, the index last: a reader never sees an index naming a missing file.
-    gdir = dash / "data" / "g"
-    group_bytes = 0
-    sizes: dict[str, int] = {}
-    for file, (key, text) in site.groups.items():
-        blob = (
-            "(window.BENCHTRACK_DATA=window.BENCHTRACK_DATA||{})["
-            f"{orjson.dumps(key).decode()}]={text};\n"
-        ).encode()
-        _write(gdir / file, blob)
-        group_bytes += len(blob)
-        sizes[file] = len(blob)
+    sizes = _write_groups(dash / "data" / "g", site.groups)
+    group_bytes = sum(sizes.values())
     # what the overview loads: each group's overview file, or its full file when it has none
     overview_bytes = sum(
         sizes[group.get("ofile", group["file"])]
         for suite in site.index["suites"]
         for group in suite["groups"]
     )
-    for stale in gdir.glob("*.js"):
-        if stale.name not in site.groups:
-            stale.unlink()
+    archive_bytes = 0
+    adir = dash / "data" / "archive"
+    if archive is not None:
+        archive_bytes = sum(_write_groups(adir / "g", archive.groups).values())
+        blob = _js("window.BENCHTRACK_ARCHIVE=", archive.index)
+        _write(dash / ARCHIVE_INDEX, blob)
+        archive_bytes += len(blob)
+    elif adir.is_dir():  # the history no longer has an archive: neither has the site
+        _write_groups(adir / "g", {})
+        (dash / ARCHIVE_INDEX).unlink(missing_ok=True)
 
     # data.js: never rewritten; copied byte for byte when the site is built elsewhere.
     copied = 0
     data_bytes = 0
     same_place = history.root is not None and _same_dir(history.root, out)
     for entry in site.index["runners"]:
+        kept = history.data_js(entry["key"], ARCHIVE_JS)
+        entry["archive"] = f"bench/{entry['key']}/{ARCHIVE_JS}" if kept else None
         raw = history.data_js(entry["key"])
         if raw is None:
             entry["data"] = None  # not on disk (a git history the reader did not check out)
@@ -555,11 +613,14 @@ def build_site(
         data_bytes += raw.stat().st_size
         if same_place:
             continue
-        target = out / "bench" / entry["key"] / "data.js"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(".data.js.copy.tmp")
-        shutil.copyfile(raw, tmp)
-        os.replace(tmp, target)
+        for name, path in (("data.js", raw), (ARCHIVE_JS, kept)):
+            if path is None:
+                continue
+            target = out / "bench" / entry["key"] / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{name}.copy.tmp")
+            shutil.copyfile(path, tmp)
+            os.replace(tmp, target)
         copied += 1
     if not same_place and history.changes_source:
         _write(out / "bench" / "changes.json", history.changes_source.read_bytes())
@@ -574,10 +635,27 @@ def build_site(
         index_bytes=len(index_blob),
         group_bytes=group_bytes,
         overview_bytes=overview_bytes,
+        archive_bytes=archive_bytes,
         data_js_bytes=data_bytes,
         copied_data_js=copied,
         changes=len(site.index["changes"]),
     )
+
+
+def _write_groups(gdir: Path, groups: dict[str, tuple[str, str]]) -> dict[str, int]:
+    """Each group payload as `gdir/<file>` (file -> its size); files of older builds removed."""
+    sizes: dict[str, int] = {}
+    for file, (key, text) in groups.items():
+        blob = (
+            "(window.BENCHTRACK_DATA=window.BENCHTRACK_DATA||{})["
+            f"{orjson.dumps(key).decode()}]={text};\n"
+        ).encode()
+        _write(gdir / file, blob)
+        sizes[file] = len(blob)
+    for stale in gdir.glob("*.js"):
+        if stale.name not in groups:
+            stale.unlink()
+    return sizes
 
 
 def _same_dir(a: Path, b: Path) -> bool:

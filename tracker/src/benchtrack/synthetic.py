@@ -73,9 +73,9 @@ def specs(benches: int = 150, seed: int = 7) -> list[Spec]:
     return out
 
 
-def commit(index: int) -> Commit:
+def commit(index: int, every_ms: int = 3_600_000) -> Commit:
     cid = hashlib.sha1(f"synthetic-{index}".encode()).hexdigest()
-    ts = (T0_MS + index * 3_600_000) // 1000
+    ts = (T0_MS + index * every_ms) // 1000
     stamp = np.datetime_as_string(np.datetime64(ts, "s")) + "Z"
     return Commit(
         cid,
@@ -115,8 +115,10 @@ def history(
     benches: int = 150,
     runners: tuple[int, ...] = (1, 2, 4),
     seed: int = 7,
+    every_ms: int = 3_600_000,
 ) -> list[Path]:
-    """Write the synthetic history under `root`; returns the data.js paths."""
+    """Write the synthetic history under `root`, one run every `every_ms` (an hour) from
+    T0_MS; returns the data.js paths."""
     all_specs = specs(benches, seed)
     paths = []
     for cpus in runners:
@@ -127,8 +129,8 @@ def history(
             entry_name(r.key, "smaller"): [],
         }
         for index in range(commits):
-            c = commit_object(commit(index))
-            date = T0_MS + index * 3_600_000 + 1_800_000
+            c = commit_object(commit(index, every_ms))
+            date = T0_MS + index * every_ms + 1_800_000
             for direction, tool in (("bigger", fmt.BIGGER_TOOL), ("smaller", fmt.SMALLER_TOOL)):
                 benches_ = []
                 for spec in all_specs:
@@ -149,7 +151,7 @@ def history(
                         {"commit": c, "date": date, "tool": tool, "benches": benches_}
                     )
         data = {
-            "lastUpdate": T0_MS + commits * 3_600_000,
+            "lastUpdate": T0_MS + commits * every_ms,
             "repoUrl": "https://github.com/example/benchtrack",
             "entries": {k: v for k, v in entries.items() if v},
         }

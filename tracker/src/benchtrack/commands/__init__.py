@@ -21,6 +21,7 @@ COMMANDS: list[str] = [
     "export",
     "append",
     "validate_history",
+    "prune_history",
     "compare",
     "bench_local",
     "site",

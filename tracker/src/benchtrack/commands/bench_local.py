@@ -14,7 +14,8 @@ Where things go:
   several `--cpus`); suite logs: `target/bench/logs/<runner-key>/<suite>.log`;
 - the previous run, for the next comparison: `.bench/last/<runner-key>/<suite>.json` (the
   history's data.js keeps no samples, and `target/` is wiped by `cargo clean`);
-- the history: `.bench/history/bench/<runner-key>/data.js`, the dashboard beside it.
+- the history: `.bench/history/bench/<runner-key>/data.js`, the dashboard beside it; after the
+  append, entries `[history.retention]` of ./benchtrack.toml no longer keeps move to archive.js.
 
 A suite that fails is reported and the others still run; the exit code is then 3. Otherwise 1
 when a benchmark regressed beyond the threshold against the previous run, else 0.
@@ -39,6 +40,8 @@ from benchtrack.companion import as_companion
 from benchtrack.compare import SuiteComparison, compare_documents
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput, BenchtrackError
 from benchtrack.history import new_entries, open_store
+from benchtrack.history.archive import describe
+from benchtrack.history.retention import load as load_retention
 from benchtrack.ingest import ingest, names_own_suite
 from benchtrack.report.terminal import console
 from benchtrack.result import BenchError, Commit, ResultDocument, Runner
@@ -115,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
     cpu_sets = _cpu_sets(args.cpus)
     label_cpus = parse_cpus(args.runner_cpus, "--runner-cpus") if args.runner_cpus else None
     git = detect_commit(args.commit)
+    # checked before minutes of measuring: a bad retention is exit 2 with nothing run or written
+    args.retention = None if args.no_history else load_retention(CONFIG)
     out = console(stderr=args.json or flags.markdown_on_stdout(args))
     if git.dirty:
         out.print(
@@ -312,6 +317,10 @@ def _append_history(runs: list[SuiteRun], args, out) -> None:
             f"{args.history}/bench/{o.runner_key}/data.js ({o.entry_name})",
             markup=False,
         )
+    if args.retention is not None:
+        moves = open_store(args.history).prune(args.retention)
+        for line in describe(str(args.history), CONFIG, args.retention, moves):
+            out.print(f"history: {line}", markup=False)
     _detect(args.history, out)  # before the site, which draws its markers
     _build_site(args.history, out)
 

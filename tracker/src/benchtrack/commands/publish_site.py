@@ -11,12 +11,15 @@ from benchtrack import detect, publish, site, suites
 from benchtrack.commands import flags
 from benchtrack.detect import Config
 from benchtrack.errors import EXIT_OK
+from benchtrack.history.retention import CONFIG_NAME
+from benchtrack.history.retention import load as load_retention
 from benchtrack.result import ResultDocument
 
 NAME = "publish-site"
 HELP = (
     "CI publish job: detect change points and build the dashboard on gh-pages, then push; with "
-    "result documents, append them first (the composite action)"
+    "result documents, append them first (the composite action); archive what "
+    "[history.retention] no longer keeps in data.js"
 )
 
 
@@ -37,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     order = suites.order(Path(suites.CONFIG_NAME))  # read (and checked) before gh-pages is touched
+    retention = load_retention(Path(CONFIG_NAME))  # a bad one: exit 2 before any git work
     found: dict[str, int] = {}
 
     def build(history: Path) -> None:
@@ -60,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     docs = [(path, ResultDocument.load(path)) for path in args.results]  # all checked first
     work = Path("target/bench/gh-pages-site").resolve()
-    status = publish.publish_site(Path.cwd(), work, build, docs=docs)
+    status = publish.publish_site(Path.cwd(), work, build, docs=docs, retention=retention)
     if args.json:  # the change points of the last attempt (a lost push race builds again)
         flags.print_json({"status": status, "changes": found["changes"], "new": found["new"]})
     else:

@@ -74,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
             f"{report.group_bytes / 1024:.1f} KiB, data.js {report.data_js_bytes / 1024:.1f} KiB"
             f"{ratio}"
         )
+        if report.archive_bytes:
+            print(f"      older history (loaded on request) {report.archive_bytes / 1024:.1f} KiB")
     return EXIT_OK
 
 

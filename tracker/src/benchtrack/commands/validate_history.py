@@ -1,4 +1,5 @@
-"""`benchtrack validate-history HISTORY`: is every data.js sound? (CI runs it before the action.)"""
+"""`benchtrack validate-history HISTORY`: is every data.js and archive.js sound? (CI runs it
+before the action.)"""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from benchtrack.history import GitStore, open_store
 
 NAME = "validate-history"
 HELP = (
-    "Check a history (directory or git:<url>#<branch>): every data.js parses in "
+    "Check a history (directory or git:<url>#<branch>): every data.js and archive.js parses in "
     "github-action-benchmark's format, entries ordered, no commit twice per entry; exit 2 if not"
 )
 

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from benchtrack.errors import BadInput, BenchtrackError
+from benchtrack.fsutil import mapped
 from benchtrack.history.format import (
     BIGGER_TOOL,
     SMALLER_SUFFIX,
@@ -22,7 +26,7 @@ from benchtrack.history.format import (
     js_value,
 )
 from benchtrack.history.records import merged_benchmarks
-from benchtrack.history.scan import Outline, Scanned
+from benchtrack.history.scan import Outline, Scanned, outline
 from benchtrack.result import Commit, ResultDocument
 
 APPENDED = "appended"
@@ -132,8 +136,14 @@ class Plan:
         return after
 
 
-def apply(scanned: Scanned | None, entries: list[NewEntry], now_ms: int | None = None) -> Plan:
-    """What appending `entries` to `scanned` (None: no file yet) does.
+def apply(
+    scanned: Scanned | None,
+    entries: list[NewEntry],
+    now_ms: int | None = None,
+    archived: dict[str, set[str]] | None = None,
+) -> Plan:
+    """What appending `entries` to `scanned` (None: no file yet) does; `archived` is entry name
+    -> the commit ids the runner's archive.js holds, which count as recorded too.
 
     `date` is the time of recording, as the action's is, but never earlier than the entry before
     it, so that every entry list stays ordered.
@@ -150,8 +160,10 @@ def apply(scanned: Scanned | None, entries: list[NewEntry], now_ms: int | None =
         runs = existing.get(new.entry_name, [])
         mine = added.setdefault(new.entry_name, [])
         count = len(new.entry["benches"])
-        recorded = any(run.commit.id == new.commit_id for run in runs) or any(
-            run["commit"]["id"] == new.commit_id for run in mine
+        recorded = (
+            any(run.commit.id == new.commit_id for run in runs)
+            or any(run["commit"]["id"] == new.commit_id for run in mine)
+            or new.commit_id in (archived or {}).get(new.entry_name, ())
         )
         if recorded:
             outcomes.append(Outcome(new.runner_key, new.entry_name, new.commit_id, ALREADY, count))
@@ -180,3 +192,15 @@ def ensure_grows(before: Outline, after: Outline, source: str) -> None:
                 f"{now_points} points where {len(ids)} / {points} were read (or not those "
                 "first): history only grows"
             )
+
+
+def read_back(tmp: Path, source: str) -> Outline:
+    """The outline of bytes staged to replace `source`, read back from disk; bytes that do not
+    read back are refused (a bug in a serialiser, or a short copy, never costs history)."""
+    try:
+        with open(tmp, "rb") as f, mapped(f.fileno()) as raw:
+            return outline(raw)
+    except (msgspec.DecodeError, ValueError) as e:
+        raise HistoryShrink(
+            f"{source}: refusing to write bytes that do not read back: {e}"
+        ) from None

@@ -7,21 +7,24 @@ full jitter, so N concurrent publishers lose nothing and duplicate nothing (a re
 commit that a rival already recorded becomes "already recorded"). A branch the remote lacks is
 created as an orphan. A remote that refuses the push outright (a hook, protection, permissions)
 ends at once with PublishFailed; so does running out of attempts. The inputs are never touched.
+Pruning (history.archive) works the same way: archive.js and data.js change in one commit.
 """
 
 from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from benchtrack import git
 from benchtrack.errors import BadInput, BenchtrackError
 from benchtrack.history.append import APPENDED, NewEntry, Outcome
+from benchtrack.history.archive import Move, prune_message
 from benchtrack.history.dirstore import DirStore
 from benchtrack.history.model import History
+from benchtrack.history.retention import Retention
 
 
 class PublishFailed(BenchtrackError):
@@ -44,11 +47,11 @@ class GitStore:
         self.retries = 0  # pushes lost to a rival in the last append (for reports and tests)
 
     # -- reading ---------------------------------------------------------------------------------
-    def read(self) -> History:
+    def read(self, *, archive: bool = True) -> History:
         with self._checkout() as (work, exists):
             if not exists:
                 return History(self.spec, {})
-            return DirStore(work, self.spec).read()
+            return DirStore(work, self.spec).read(archive=archive)
 
     def validate(self) -> list[str]:
         with self._checkout() as (work, exists):
@@ -77,26 +80,53 @@ class GitStore:
     # -- writing ---------------------------------------------------------------------------------
     def append(self, entries: list[NewEntry], now_ms: int | None = None) -> list[Outcome]:
         outcomes: list[Outcome] = []
+
+        def change(store: DirStore) -> tuple[list[str], str]:
+            nonlocal outcomes
+            outcomes = store.append(entries, now_ms)
+            written = {store.relpath(o.runner_key) for o in outcomes if o.status == APPENDED}
+            return sorted(written), _message(outcomes)
+
+        self._update(change, create=True)
+        return outcomes
+
+    def prune(self, retention: Retention, *, dry_run: bool = False) -> list[Move]:
+        """The directory store's prune on the branch tip, committed and pushed as one commit
+        (archive.js and data.js land together); a lost race prunes the new tip again."""
+        moves: list[Move] = []
+        if dry_run:
+            with self._checkout() as (work, exists):
+                return DirStore(work, self.spec).prune(retention, dry_run=True) if exists else []
+
+        def change(store: DirStore) -> tuple[list[str], str]:
+            nonlocal moves
+            moves = store.prune(retention)
+            files = [f(m.key) for m in moves for f in (store.archive_relpath, store.relpath)]
+            return files, prune_message(moves, retention)
+
+        self._update(change, create=False)
+        return moves
+
+    def _update(self, change: Callable[[DirStore], tuple[list[str], str]], *, create: bool) -> None:
+        """Apply `change` (it returns the files it wrote and a commit message) to a fresh
+        checkout of the tip, commit and push; retried on the new tip when a rival wins."""
         with _tempdir() as work:
             git.out(work, "init", "-q")
 
             def attempt(i: int) -> str | None:
-                nonlocal outcomes
                 if self._fetch(work):
                     git.out(work, "checkout", "-q", "-f", "--detach", "FETCH_HEAD")
-                else:  # first publish: an orphan branch with only the history in it
+                elif create:  # first publish: an orphan branch with only the history in it
                     git.out(work, "checkout", "-q", "-f", "--orphan", f"benchtrack-{i}")
                     git.out(work, "read-tree", "--empty")
+                else:
+                    return None  # no branch: nothing to change
                 git.out(work, "clean", "-q", "-f", "-d", "-x")
-                store = DirStore(work, self.spec)
-                outcomes = store.append(entries, now_ms)
-                written = sorted(
-                    {store.relpath(o.runner_key) for o in outcomes if o.status == APPENDED}
-                )
+                written, message = change(DirStore(work, self.spec))
                 if not written:
-                    return None  # everything already recorded: nothing to push
+                    return None  # nothing changed: nothing to push
                 git.out(work, "add", "--", *written)
-                git.out(work, "commit", "-q", "-m", _message(outcomes))
+                git.out(work, "commit", "-q", "-m", message)
                 done = git.run(
                     work, "push", "-q", self.url, f"HEAD:refs/heads/{self.branch}", check=False
                 )
@@ -109,7 +139,6 @@ class GitStore:
                 backoff=self.backoff,
                 max_backoff=self.max_backoff,
             )
-        return outcomes
 
     def _refused(self, stderr: str, attempts: int) -> str:
         return (

@@ -311,3 +311,47 @@ def _runner_size(key: str, labels: list[str], cpus: np.ndarray) -> tuple[str, in
     if len(cpus) and cpus[0] > 0:
         return label, int(cpus[0])
     return label, int(match.group(2)) if match else -1
+
+
+_COLUMNS = ("date", "value", "spread", "ci_lo", "ci_hi", "samples")
+
+
+def combine(archive: RunnerHistory, data: RunnerHistory) -> RunnerHistory:
+    """A runner's archive.js and data.js read as one history: each series' points in recording
+    order (merged by date, archived first on a tie). A commit in both files (a prune cut short
+    between its two writes) is taken from data.js."""
+    commits = list(archive.commits)
+    at = {c.id: i for i, c in enumerate(commits)}
+    remap = np.array([_index(at, c.id, commits, c) for c in data.commits], dtype=np.int32)
+    series: dict[str, Series] = {}
+    for name in sorted(set(archive.series) | set(data.series)):
+        old, new = archive.series.get(name), data.series.get(name)
+        parts = [s for s in (old, new) if s is not None]
+        indices = [s.commit_index for s in parts]
+        if new is not None:
+            indices[-1] = remap[new.commit_index]
+        keep = [np.ones(len(s), dtype=bool) for s in parts]
+        if old is not None and new is not None:
+            keep[0] = ~np.isin(old.commit_index, indices[1])
+        columns = {
+            "commit_index": np.concatenate([i[k] for i, k in zip(indices, keep, strict=True)]),
+            **{
+                c: np.concatenate([getattr(s, c)[k] for s, k in zip(parts, keep, strict=True)])
+                for c in _COLUMNS
+            },
+        }
+        order = np.argsort(columns["date"], kind="stable")
+        last = parts[-1]
+        series[name] = Series(
+            name,
+            last.unit,
+            last.direction,
+            last.suite,
+            **{c: column[order] for c, column in columns.items()},
+            commits=commits,
+        )
+    entries = dict(archive.entries)
+    for name, count in data.entries.items():
+        entries[name] = entries.get(name, 0) + count
+    cpus = data.cpus if data.cpus > 0 else archive.cpus
+    return RunnerHistory(data.key, data.label, cpus, commits, series, entries)

@@ -2,8 +2,10 @@
 
 Per runner file: entry names and tools follow docs/architecture.md, entries are in recording
 order, no commit is recorded twice under one entry name, no bench name twice in one entry, and
-the vCPUs in `extra` agree with the runner key. CI runs this before github-action-benchmark
-touches a data.js, so the action never appends to (or silently restarts) a broken history.
+the vCPUs in `extra` agree with the runner key. The same holds for an archive.js, and a commit
+is in only one of the two files (or in both with equal entries: a prune cut short between its
+two writes, which the next prune finishes). CI runs this before github-action-benchmark touches
+a data.js, so the action never appends to (or silently restarts) a broken history.
 """
 
 from __future__ import annotations
@@ -61,4 +63,20 @@ def problems_in(parsed: Scanned, key: str) -> list[str]:
                 f"{src}: {len(wrong)} benches say cpus={int(wrong[0])} in extra, "
                 f"but the runner key says {match.group(1)}"
             )
+    return problems
+
+
+def problems_between(data: Scanned, archive: Scanned) -> list[str]:
+    """A runner's data.js and archive.js together: no commit in both under one entry name,
+    unless the two entries are equal (an interrupted prune; readers take data.js's)."""
+    problems: list[str] = []
+    for name, runs in archive.doc.entries.items():
+        recent = {run.commit.id: run for run in data.doc.entries.get(name, [])}
+        for i, run in enumerate(runs):
+            twin = recent.get(run.commit.id)
+            if twin is not None and twin != run:
+                problems.append(
+                    f"{archive.source}: entries.{name}[{i}].commit.id: commit {run.commit.id} "
+                    f"is also in {data.source}, with other results"
+                )
     return problems
