@@ -10,13 +10,13 @@ tracker/tests/test_adopt.py holds the two together and runs the workflow.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchtrack.errors import BadInput
 from benchtrack.ingest import HARNESSES
 from benchtrack.result import SUITE_RE
+from benchtrack.tomlcheck import read_toml
 
 CONFIG = Path("benchtrack.toml")
 WORKFLOW = Path(".github/workflows/benchtrack.yml")
@@ -51,7 +51,7 @@ def declared(name: str, adapter: str, command: str, raw: str) -> Suite:
 def detect(root: Path) -> list[Suite]:
     """The harnesses `root` already uses: criterion, pytest-benchmark, `go test -bench`."""
     found: list[Suite] = []
-    if "criterion" in _toml(root / "Cargo.toml").get("dev-dependencies", {}):
+    if "criterion" in read_toml(root / "Cargo.toml").get("dev-dependencies", {}):
         # criterion keeps its samples in its home, target/criterion, which the adapter reads
         found.append(Suite("rust", "criterion", "cargo bench", "target/criterion"))
     if any(_names_pytest_benchmark(dep) for dep in _python_dependencies(root / "pyproject.toml")):
@@ -66,17 +66,8 @@ def detect(root: Path) -> list[Suite]:
     return found
 
 
-def _toml(path: Path) -> dict:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except tomllib.TOMLDecodeError as e:
-        raise BadInput(path, None, f"valid TOML ({e})") from None
-
-
 def _python_dependencies(path: Path) -> list[str]:
-    data = _toml(path)
+    data = read_toml(path)
     project = data.get("project", {})
     deps = list(project.get("dependencies", []))
     for group in (project.get("optional-dependencies", {}), data.get("dependency-groups", {})):

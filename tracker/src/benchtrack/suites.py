@@ -20,7 +20,6 @@ the gate measures each one too unless `[suites.<name>]` declares that name for t
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from typing import Any
 from benchtrack.errors import BadInput
 from benchtrack.ingest import HARNESSES
 from benchtrack.result import SUITE_RE
-from benchtrack.tomlcheck import Checker
+from benchtrack.tomlcheck import Checker, read_toml
 
 CONFIG_NAME = "benchtrack.toml"
 KEYS = {"command", "adapter", "raw", "build", "env", "profile", "companion"}
@@ -48,14 +47,8 @@ class BenchSuite:
 
 def read(path: Path, *, required: bool) -> dict[str, Any]:
     """The TOML document at `path`; a missing file is {} unless `required`."""
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        if not required:
-            return {}
-        raise BadInput(path, None, "the suites' [bench.suites.<name>] tables (not found)") from None
-    except tomllib.TOMLDecodeError as e:
-        raise BadInput(path, None, f"valid TOML ({e})") from None
+    missing = "the suites' [bench.suites.<name>] tables (not found)" if required else None
+    return read_toml(path, missing)
 
 
 def parse(data: dict[str, Any], source: str) -> dict[str, BenchSuite]:

@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
 from typing import Any
 
 from benchtrack.errors import BadInput
+
+
+def read_toml(path: Path, missing: str | None = None) -> dict[str, Any]:
+    """The TOML document at `path`. An absent file is {} when `missing` is None, else BadInput
+    expecting `missing`; an unreadable or invalid one is BadInput naming the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if missing is None:
+            return {}
+        raise BadInput(path, None, missing) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise BadInput(path, None, "a readable UTF-8 TOML file", str(e)) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise BadInput(path, None, f"valid TOML ({e})") from None
 
 
 class Checker:

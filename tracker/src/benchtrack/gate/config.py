@@ -57,7 +57,6 @@ from a copy of it, as scripts/gate-cargo-build.sh does) and ${GATE_CHECKOUT} (th
 from __future__ import annotations
 
 import fnmatch
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -67,6 +66,7 @@ from benchtrack.errors import BadInput
 from benchtrack.gate import skip
 from benchtrack.ingest import HARNESSES
 from benchtrack.tomlcheck import Checker as _V
+from benchtrack.tomlcheck import read_toml
 
 CONFIG_NAME = bench_suites.CONFIG_NAME
 # Any ingest adapter reads a whole suite's output; "lockstep" runs a step worker (gate/lockstep.py).
@@ -163,13 +163,7 @@ class GateConfig:
 
 
 def load(path: Path) -> GateConfig:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInput(path, None, f"a gate config file ({CONFIG_NAME}, not found)") from None
-    except tomllib.TOMLDecodeError as e:
-        raise BadInput(path, None, f"valid TOML ({e})") from None
-    return parse(data, str(path))
+    return parse(read_toml(path, f"a gate config file ({CONFIG_NAME}, not found)"), str(path))
 
 
 def parse(data: dict[str, Any], source: str) -> GateConfig:

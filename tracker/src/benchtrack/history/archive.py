@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import heapq
 import mmap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +43,24 @@ class Move:
     data: bytes  # the new data.js
     archive_after: Outline
     data_after: Outline
-    kept: dict[str, int] = field(default_factory=dict)  # entry name -> entries left in data.js
-    archived: dict[str, int] = field(default_factory=dict)  # entry name -> entries archived
+
+    @property
+    def kept(self) -> dict[str, int]:
+        """Entry name -> entries left in data.js."""
+        return {name: len(ids) for name, (ids, _) in self.data_after.items()}
+
+    @property
+    def archived(self) -> dict[str, int]:
+        """Entry name -> entries in archive.js after the move."""
+        return {name: len(ids) for name, (ids, _) in self.archive_after.items()}
+
+
+def _outline(entries: dict[str, list[dict[str, Any]]]) -> Outline:
+    """Entry name -> (commit ids in order, benches): what a file holding `entries` reads as."""
+    return {
+        name: ([e["commit"]["id"] for e in runs], sum(len(e["benches"]) for e in runs))
+        for name, runs in entries.items()
+    }
 
 
 def plan(
@@ -90,16 +106,8 @@ def plan(
     if not scalars["repoUrl"] and archive is not None:
         scalars["repoUrl"] = archive.doc.repoUrl
     pieces, archive_after = _archive_bytes(archive_raw, archive, added, scalars)
-    data_after = {
-        name: (
-            [e["commit"]["id"] for e in runs],
-            sum(len(e["benches"]) for e in runs),
-        )
-        for name, runs in tree["entries"].items()
-    }
+    data_after = _outline(tree["entries"])
     move = Move(key, moved, points, pieces, fmt.dumps(tree), archive_after, data_after)
-    move.kept = {name: len(ids) for name, (ids, _) in data_after.items()}
-    move.archived = {name: len(ids) for name, (ids, _) in archive_after.items()}
     ensure_nothing_lost(data, archive, move)
     return move
 
@@ -124,12 +132,9 @@ def _archive_bytes(
         pieces = fmt.splice(raw, names, scalars, added) if at_end else None
         if pieces is not None:
             after = dict(before)
-            for name, runs in added.items():
-                ids, points = after[name]
-                after[name] = (
-                    ids + [e["commit"]["id"] for e in runs],
-                    points + sum(len(e["benches"]) for e in runs),
-                )
+            for name, (ids, points) in _outline(added).items():
+                old_ids, old_points = after[name]
+                after[name] = (old_ids + ids, old_points + points)
             return pieces, after
     tree = (
         fmt.parse(bytes(raw), scanned.source, for_write=True).data
@@ -141,11 +146,7 @@ def _archive_bytes(
         # merge keeps each list's own order (ties: the archived entry first)
         tree["entries"][name] = list(heapq.merge(old, runs, key=lambda e: e["date"]))
     tree.update(scalars)
-    after = {
-        name: ([e["commit"]["id"] for e in runs], sum(len(e["benches"]) for e in runs))
-        for name, runs in tree["entries"].items()
-    }
-    return [fmt.dumps(tree)], after
+    return [fmt.dumps(tree)], _outline(tree["entries"])
 
 
 def ensure_nothing_lost(data: Scanned, archive: Scanned | None, move: Move) -> None:

@@ -17,7 +17,6 @@ to archive.js (history.archive), never dropped.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 
 from benchtrack.errors import BadInput
 from benchtrack.history.scan import Scanned
+from benchtrack.tomlcheck import read_toml
 
 CONFIG_NAME = "benchtrack.toml"
 DAY_MS = 86_400_000
@@ -44,18 +44,8 @@ class Retention:
 def load(path: Path, *, required: bool = False) -> Retention | None:
     """The retention `path` configures; None (keep everything) when it has no
     `[history.retention]`, or when the file is absent and not `required`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        if required:
-            raise BadInput(path, None, f"a config file ({CONFIG_NAME}, not found)") from None
-        return None
-    except (OSError, UnicodeDecodeError) as e:
-        raise BadInput(path, None, "a readable UTF-8 TOML file", str(e)) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise BadInput(path, None, f"valid TOML ({e})") from None
+    missing = f"a config file ({CONFIG_NAME}, not found)" if required else None
+    data = read_toml(path, missing)
     return parse(data, str(path))
 
 
