@@ -41,6 +41,8 @@ def to_dict(data: Rounds, meta: dict[str, Any]) -> dict[str, Any]:
         "rounds": data.count,
         "orders": data.orders,
         "seconds": round(data.seconds, 1),
+        "build_seconds": round(data.build_seconds, 1),
+        "round_seconds": [round(x, 2) for x in data.round_seconds],
         "run_seconds": {k: [round(x, 2) for x in v] for k, v in data.run_seconds.items()},
         # Where the counts ran: beside the rounds (null) or inside them from this count round.
         "counts_inside_from": data.counts_inside_from,

@@ -93,10 +93,26 @@ class Suite:
     pairs: int = 30  # pairs per benchmark per round, at most
     pair_seconds: float = 1.0  # per benchmark per round: no new pair after it
     pair_seconds_by: dict[str, float] = field(default_factory=dict)  # glob -> seconds
+    # Where a lockstep suite's two workers take turns: "all" the job's CPUs (each step free to
+    # use every one of them, so lost parallelism and contention show: the throughput a user
+    # sees at the runner's size), or "one" CPU (quieter for single-threaded benchmarks).
+    cpus: str = "all"
+    # Lockstep, series "time": benchmarks (globs) whose steps are also timed by the process's
+    # CPU time, a second series "<name> (cpu)" from the same steps (the clock `wall+cpu`).
+    cpu_time: tuple[str, ...] = ()
 
     @property
     def lockstep(self) -> bool:
         return self.adapter == "lockstep"
+
+    @property
+    def clock(self) -> str:
+        """What a lockstep suite's steps are timed by (BENCH_STEP_CLOCK)."""
+        return "wall+cpu" if self.cpu_time else STEP_CLOCKS[self.series]
+
+    def times_cpu(self, name: str) -> bool:
+        """Whether benchmark `name` also gets the CPU-time series (`cpu_time`)."""
+        return any(fnmatch.fnmatchcase(name, g) for g in self.cpu_time)
 
     def key(self, name: str) -> str:
         """A benchmark's series key in the gate: its name, or `<name> (<series>)`."""
@@ -205,7 +221,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
             s,
             where,
             {"command", "build", "adapter", "raw", "env", "timeout", "series", "rounds"}
-            | {"pairs", "pair_seconds"},
+            | {"pairs", "pair_seconds", "cpus", "cpu_time"},
         )
         series = s.get("series", "time")
         if series not in SERIES:
@@ -229,7 +245,15 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
             rounds=v.integer(s["rounds"], f"{where}.rounds", 3) if "rounds" in s else None,
             pairs=v.integer(s.get("pairs", 30), f"{where}.pairs", 5),
             **_pair_seconds(v, s.get("pair_seconds", 1.0), f"{where}.pair_seconds"),
+            cpus=_placement(source, s.get("cpus", "all"), f"{where}.cpus", adapter),
+            cpu_time=tuple(
+                v.string({"g": g}, "g", f"{where}.cpu_time[{i}]")
+                for i, g in enumerate(v.array(s.get("cpu_time", []), f"{where}.cpu_time"))
+            ),
         )
+        if suites[name].cpu_time and (adapter != "lockstep" or series != "time"):
+            expected = 'left out: only a lockstep suite of series "time" takes "cpu_time"'
+            raise BadInput(source, f"{where}.cpu_time", expected, suites[name].cpu_time)
         allowed = tuple(STEP_CLOCKS) if adapter == "lockstep" else ("time", COUNTED)
         if series not in allowed:
             why = (
@@ -261,6 +285,18 @@ def _from_bench(b: bench_suites.BenchSuite) -> Suite:
     env = dict(b.env, **({"BENCH_PROFILE": b.profile} if b.profile else {}))
     series = COUNTED if b.companion else "time"
     return Suite(b.name, b.command, b.adapter, b.raw, b.build, env, series=series)
+
+
+PLACEMENTS = ("all", "one")
+
+
+def _placement(source: str, x: Any, where: str, adapter: str) -> str:
+    """`cpus`: where a lockstep suite's workers take turns, "all" the job's CPUs or "one"."""
+    if x not in PLACEMENTS:
+        raise BadInput(source, where, '"all" (every CPU of the job) or "one" (one CPU)', x)
+    if adapter != "lockstep" and x != "all":
+        raise BadInput(source, where, 'left out: only a lockstep suite takes "cpus"', x)
+    return x
 
 
 def _pair_seconds(v: _V, x: Any, where: str) -> dict[str, Any]:

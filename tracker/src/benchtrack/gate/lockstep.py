@@ -12,11 +12,13 @@ descriptors in `BENCH_STEP="<in>,<out>"` and walks its selected benchmarks in so
 order. For each it runs the benchmark once (warm-up; its result is the one the harness checks),
 then writes `ready <name>\t<unit>\t<elements>[\t<clock>]` and serves commands read from <in>:
 
-    run <n>   -> `ns <nanoseconds>` (n calls, timed together), or `error <message>`
+    run <n>   -> `ns <nanoseconds>` (n calls, timed together), or `error <message>`;
+                 with the clock `wall+cpu`, `ns <wall nanoseconds> <cpu nanoseconds>`
     next      -> goes on to the next benchmark (nothing written)
 
-`<clock>` says what its steps are timed by: `wall` (the default when left out) or `cpu` (the
-process's CPU time, all threads, which a neighbour preempting the step does not advance); the
+`<clock>` says what its steps are timed by: `wall` (the default when left out), `cpu` (the
+process's CPU time, all threads, which a neighbour preempting the step does not advance) or
+`wall+cpu` (both, read around the same calls: one step gives both series); the
 gate asks for one in `BENCH_STEP_CLOCK`, and a benchmark timed by another is a step error (a
 worker that cannot time CPU must not pass wall time off as it).
 A benchmark that fails before it is ready writes `error <name>\t<message>` instead of `ready`.
@@ -33,6 +35,7 @@ import select
 import statistics
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +60,8 @@ class Stepped:
     unit: str
     samples: dict[str, list[float]] = field(default_factory=lambda: {"base": [], "head": []})
     direction: str = "bigger"
+    # Throughputs by the process's CPU time, from the same steps (the clock `wall+cpu`).
+    cpu: dict[str, list[float]] = field(default_factory=lambda: {"base": [], "head": []})
 
 
 @dataclass(frozen=True)
@@ -153,8 +158,8 @@ class Worker:
             raise self.failed(f"expected 'ready' or 'error', got {line!r}")
         return None
 
-    def run(self, n: int) -> float | str:
-        """Nanoseconds for `n` calls, or the benchmark's error message."""
+    def run(self, n: int) -> tuple[float, ...] | str:
+        """Nanoseconds for `n` calls (one per clock), or the benchmark's error message."""
         self.send(f"run {n}")
         line = self.read()
         if line is None:
@@ -163,10 +168,10 @@ class Worker:
         if word == "error":
             return rest or "failed"
         try:
-            ns = float(rest) if word == "ns" else math.nan
+            ns = tuple(float(x) for x in rest.split()) if word == "ns" else ()
         except ValueError:
-            ns = math.nan
-        if not ns > 0:
+            ns = ()
+        if not ns or not all(x > 0 for x in ns):
             raise self.failed(f"expected 'ns NANOSECONDS' > 0, got {line!r}")
         return ns
 
@@ -229,9 +234,16 @@ class Outcome:
     exit_codes: dict[str, int]
 
 
-def measure(workers: dict[str, Worker], plan: Plan, flip: bool, timeout: float) -> Outcome:
+def measure(
+    workers: dict[str, Worker],
+    plan: Plan,
+    flip: bool,
+    timeout: float,
+    want: Callable[[str], object] | None = None,
+) -> Outcome:
     """One round: both workers walk their benchmarks together (a merge on the sorted names); a
-    benchmark on one side only is measured alone. `flip` starts the ABBA order with head."""
+    benchmark on one side only is measured alone. `flip` starts the ABBA order with head. A
+    benchmark `want` rejects is passed over (`next` after its warm-up)."""
     deadline = time.monotonic() + timeout
     for w in workers.values():
         w.deadline = deadline
@@ -247,8 +259,16 @@ def measure(workers: dict[str, Worker], plan: Plan, flip: bool, timeout: float) 
                 sides = ["base"]
             else:
                 sides = ["head"]
-            stepped = _pairs({s: workers[s] for s in sides}, {s: cur[s] for s in sides}, plan, flip)
-            if isinstance(stepped, StepError):
+            name = cur[sides[0]].name
+            if want is not None and not want(name):
+                stepped = None
+            else:
+                stepped = _pairs(
+                    {s: workers[s] for s in sides}, {s: cur[s] for s in sides}, plan, flip
+                )
+            if stepped is None:
+                pass
+            elif isinstance(stepped, StepError):
                 for s in sides:
                     if stepped.side in (None, s):
                         errors[s].append(stepped)
@@ -281,11 +301,14 @@ def _pairs(
         return StepError(first.name, f"the sides do different work per call ({sides})")
     # Calls per step: the slower side's single call sets it, the same n on both sides.
     single = 0.0
+    clocks = len(plan.clock.split("+"))
     for side, w in workers.items():
         t = w.run(1)
         if isinstance(t, str):
             return StepError(first.name, t, side)
-        single = max(single, t * 1e-9)
+        if len(t) != clocks:
+            return StepError(first.name, f"{len(t)} times a step, not {clocks} ({plan.clock})")
+        single = max(single, t[0] * 1e-9)
     n = max(1, round(plan.step / single)) if single > 0 else 1
     stepped = Stepped(first.name, first.unit)
     sides = list(workers)
@@ -299,9 +322,13 @@ def _pairs(
             t = workers[side].run(n)
             if isinstance(t, str):
                 return StepError(first.name, t, side)
-            stepped.samples[side].append(first.elements * n / (t * 1e-9))
-    if len(sides) == 1:
-        stepped.samples = {side: stepped.samples[side] for side in sides}
+            if len(t) != clocks:
+                return StepError(first.name, f"{len(t)} times a step, not {clocks} ({plan.clock})")
+            stepped.samples[side].append(first.elements * n / (t[0] * 1e-9))
+            if clocks == 2:
+                stepped.cpu[side].append(first.elements * n / (t[1] * 1e-9))
+    stepped.samples = {side: stepped.samples[side] for side in sides}
+    stepped.cpu = {side: stepped.cpu[side] for side in sides} if clocks == 2 else {}
     return stepped
 
 

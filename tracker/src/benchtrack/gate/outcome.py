@@ -111,6 +111,8 @@ class Outcome:
             out["rounds"] = {
                 "orders": data.orders,
                 "seconds": round(data.seconds, 1),
+                "build_seconds": round(data.build_seconds, 1),
+                "round_seconds": [round(x, 2) for x in data.round_seconds],
                 "values": {
                     side: {
                         n: [None if math.isnan(x) else x for x in data.padded(side, n)]

@@ -10,6 +10,8 @@ lockstep leaves free, as long as no neighbour needs those CPUs too.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 import os
 import re
@@ -28,8 +30,8 @@ from pathlib import Path
 from benchtrack import ingest
 from benchtrack.errors import BadInput
 from benchtrack.gate import lockstep
-from benchtrack.gate.config import COUNTED, STEP_CLOCKS, Suite
-from benchtrack.gate.processes import stop_group
+from benchtrack.gate.config import COUNTED, Suite
+from benchtrack.gate.processes import Freezer, stop_group
 from benchtrack.gate.worktree import Checkout
 from benchtrack.machine_load import NeighbourMeter
 from benchtrack.runner import cpu_ids
@@ -73,6 +75,10 @@ class Rounds:
     # or nothing counted); the neighbours' CPUs read before each count round beside them.
     counts_inside_from: int | None = None
     neighbour: list[float] = field(default_factory=list)
+    # Seconds from the start to the first round (the builds), and each round's own seconds
+    # (waits for the counts at a look included): `evaluate` replays the time budget on them.
+    build_seconds: float = 0.0
+    round_seconds: list[float] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -125,10 +131,13 @@ def child_env(co: Checkout, suite: Suite, pins: dict[str, str], filt: str | None
     # This tracker, for suites that call one (instruction counts): both sides counted alike.
     env["BENCHTRACK"] = f"{sys.executable} -m benchtrack"
     if suite.lockstep:  # what the step worker times: wall time or the process's CPU time
-        env["BENCH_STEP_CLOCK"] = STEP_CLOCKS[suite.series]
+        env["BENCH_STEP_CLOCK"] = suite.clock
     for key, value in suite.env.items():
         env[key] = string.Template(value).safe_substitute(env)
-    if filt:
+    # A suite with a filter of its own keeps it (suites of one harness split its benchmarks
+    # between them); the gate then applies `filt` to what it measures (lockstep skips the rest
+    # after their warm-up).
+    if filt and "BENCH_FILTER" not in suite.env:
         env["BENCH_FILTER"] = filt
     return env
 
@@ -150,23 +159,33 @@ def toolchain_pins(head: Path) -> dict[str, str]:
 
 
 def shell(
-    command: str, cwd: Path, env: dict[str, str], timeout: float, log: Path
+    command: str,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    log: Path,
+    freezer: Freezer | None = None,
 ) -> tuple[int, str]:
-    """Run `command` under bash; its output goes to `log`. Returns (exit code, output tail)."""
+    """Run `command` under bash; its output goes to `log`. Returns (exit code, output tail).
+    With a `freezer`, the command's process group pauses while the freezer is paused."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w", encoding="utf-8", errors="replace") as out:
         out.write(f"$ {command}\n(cwd {cwd})\n")
         out.flush()
         # Its own process group, so a timeout or a cancel stops everything it started (cargo
         # make -> cargo -> the bench binary), not only bash.
-        proc = subprocess.Popen(
+        popen = (
+            freezer.popen
+            if freezer
+            else functools.partial(subprocess.Popen, start_new_session=True)
+        )
+        proc = popen(
             ["bash", "-c", command],
             cwd=cwd,
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            start_new_session=True,
         )
         try:
             code = proc.wait(timeout=timeout)
@@ -177,6 +196,9 @@ def shell(
         except BaseException:
             stop_group(proc)
             raise
+        finally:
+            if freezer:
+                freezer.forget(proc)
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     return code, "\n".join(lines[-TAIL_LINES:])
 
@@ -187,7 +209,12 @@ def parse_raw(suite: Suite, raw: Path):
 
 
 def run_once(
-    suite: Suite, co: Checkout, env: dict[str, str], cpus: str | None, log: Path
+    suite: Suite,
+    co: Checkout,
+    env: dict[str, str],
+    cpus: str | None,
+    log: Path,
+    freezer: Freezer | None = None,
 ) -> tuple[list, list]:
     """One short measurement of `suite` in checkout `co`: (benchmarks, errors) of its raw output."""
     raw = co.path / suite.raw
@@ -197,7 +224,7 @@ def run_once(
         raw.unlink(missing_ok=True)
     raw.parent.mkdir(parents=True, exist_ok=True)  # harnesses write there but may not create it
     command = f"taskset -c {cpus} bash -c {_quote(suite.command)}" if cpus else suite.command
-    code, tail = shell(command, co.path, env, suite.timeout, log)
+    code, tail = shell(command, co.path, env, suite.timeout, log, freezer)
     if not raw.exists():
         raise SuiteFailed(SuiteFailure(co.side, suite.name, "run", tail, log))
     try:
@@ -249,6 +276,8 @@ def _measure(
     rnd: int,
     *,
     both: bool,
+    freezer: Freezer | None = None,
+    want: Callable[[str], bool] | None = None,
 ) -> list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]]:
     """One run of `suite` per side, in `order`: one after the other, or `both` at once.
 
@@ -259,13 +288,13 @@ def _measure(
         t0 = time.monotonic()
         log = _round_log(logs, rnd, co.side, suite)
         try:
-            benches, errors = run_once(suite, co, envs[suite.name, co.side], cpus, log)
+            benches, errors = run_once(suite, co, envs[suite.name, co.side], cpus, log, freezer)
         except SuiteFailed as e:
             return e
         return benches, errors, time.monotonic() - t0
 
     if suite.lockstep:
-        return _lockstep(suite, order, envs, cpus, logs, rnd)
+        return _lockstep(suite, order, envs, cpus, logs, rnd, want)
     if not both:
         out = []
         for co in order:
@@ -284,6 +313,7 @@ class _SideBench:
     unit: str
     samples: list[float]
     direction: str = "bigger"
+    key: str | None = None  # its series key, when not the suite's (the CPU time beside wall)
 
 
 def _lockstep(
@@ -293,10 +323,12 @@ def _lockstep(
     cpus: str | None,
     logs: Path,
     rnd: int,
+    want: Callable[[str], bool] | None = None,
 ) -> list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]]:
-    """Both sides' step workers at once, on one CPU, taking turns (gate/lockstep.py)."""
+    """Both sides' step workers at once, taking turns (gate/lockstep.py): on one CPU, or with
+    every CPU of the job each (the suite's `cpus`)."""
     t0 = time.monotonic()
-    cpu = one_cpu(cpus)
+    cpu = one_cpu(cpus) if suite.cpus == "one" else cpus
     workers: dict[str, lockstep.Worker] = {}
     try:
         for co in sorted(order, key=lambda c: c.side):  # base first
@@ -307,10 +339,10 @@ def _lockstep(
             pairs=suite.pairs,
             seconds=suite.pair_seconds,
             seconds_by=tuple(suite.pair_seconds_by.items()),
-            clock=STEP_CLOCKS[suite.series],
+            clock=suite.clock,
         )
         flip = order[0].side == "head"
-        result = lockstep.measure(workers, plan, flip=flip, timeout=suite.timeout)
+        result = lockstep.measure(workers, plan, flip=flip, timeout=suite.timeout, want=want)
     except lockstep.WorkerFailed as e:  # measure() has stopped both workers
         failed = next(co for co in order if co.side == e.side)
         fail = SuiteFailure(e.side, suite.name, "run", e.tail, workers[e.side].log)
@@ -322,6 +354,10 @@ def _lockstep(
             _SideBench(b.name, b.unit, b.samples[co.side], b.direction)
             for b in result.benchmarks
             if co.side in b.samples
+        ] + [
+            _SideBench(b.name, b.unit, b.cpu[co.side], b.direction, f"{b.name} (cpu)")
+            for b in result.benchmarks
+            if co.side in b.cpu and suite.times_cpu(b.name)
         ]
         errors: list = list(result.errors[co.side])
         code = result.exit_codes[co.side]
@@ -388,7 +424,7 @@ class _Beside(threading.Thread):
                 if self.crowded():
                     self.handed_back = True
                     break
-                self.run_round(rnd, self.suites, self.cpus, self.stop)
+                self.run_round(rnd, self.suites, self.cpus, self.stop, beside=True)
                 with self.cond:
                     self.done = rnd + 1
                     self.cond.notify_all()
@@ -441,6 +477,7 @@ def interleave(
     started = time.monotonic()
     meter = NeighbourMeter(WINDOW_SECONDS)  # from here, so the builds' span is seen too
     pattern = re.compile(name_filter) if name_filter else None
+    want = pattern.search if pattern else None
     live = list(suites)
     envs = {(s.name, co.side): child_env(co, s, pins, name_filter) for s in suites for co in sides}
 
@@ -462,7 +499,10 @@ def interleave(
     base, head = sides
     lock = threading.Lock()  # the counts' thread records into `data` too
 
-    def run_round(rnd: int, suites: list[Suite], on: str | None, stop=None) -> None:
+    freezer = Freezer()  # the counts beside the rounds; paused while a suite needs every CPU
+    pausing = False  # set once the counts run beside the rounds
+
+    def run_round(rnd: int, suites: list[Suite], on: str | None, stop=None, beside=False) -> None:
         order = (base, head) if rnd % 2 == 0 else (head, base)
         for suite in suites:
             if suite not in live or (suite.rounds is not None and rnd >= suite.rounds):
@@ -473,7 +513,12 @@ def interleave(
             # (one after the other beside lockstep on a single spare CPU). Wall time is
             # measured in lockstep or one side at a time, the two back to back.
             both = suite.series == COUNTED and (on is None or "," in on or "-" in on)
-            runs = _measure(suite, order, envs, on, logs, rnd, both=both)
+            full = pausing and not beside and suite.lockstep and suite.cpus == "all"
+            counts = freezer if beside else None
+            with freezer.paused() if full else contextlib.nullcontext():
+                runs = _measure(
+                    suite, order, envs, on, logs, rnd, both=both, freezer=counts, want=want
+                )
             with lock:
                 _record(data, suite, rnd, runs, pattern, looks[-1], drop, progress)
 
@@ -490,6 +535,7 @@ def interleave(
 
     if spare and counted and any(s.lockstep for s in live):
         beside = _Beside(counted, most, spare, run_round, crowded)
+        pausing = True
         # Pinned to the spare CPUs, a harness would size its pools to them (one thread on a
         # 2-vCPU runner) and count another workload: keep the pools the gate's CPUs give.
         for s in counted:
@@ -516,19 +562,27 @@ def interleave(
             run_round(j, counted, cpus)
             inside = j + 1
 
+    # A full-size lockstep suite's workers size their pools to every CPU of the job.
+    for s in live:
+        if s.lockstep and s.cpus == "all":
+            for co in sides:
+                envs[s.name, co.side].setdefault("BENCH_THREADS", str(len(_allowed(cpus))))
     measuring = time.monotonic()
+    data.build_seconds = measuring - started
     if beside is not None:
         beside.start()
     try:
         for rnd in range(looks[-1]):
             if not live:
                 break
+            round_started = time.monotonic()
             order = (base, head) if rnd % 2 == 0 else (head, base)
             data.orders.append(f"{order[0].side},{order[1].side}")
             run_round(rnd, main, cpus)
             if beside is not None and rnd + 1 in looks:
                 beside.wait(rnd + 1)  # a look judges the counts' rounds too
             counts_inside(rnd)
+            data.round_seconds.append(time.monotonic() - round_started)
             data.seconds = time.monotonic() - started
             if rnd + 1 in looks and stop_when(data):
                 break
@@ -571,7 +625,8 @@ def _record(
                 continue
             direction = getattr(b, "direction", "bigger")
             meta = Meta(b.unit, direction, suite.name, paired=suite.lockstep)
-            data.add(co.side, rnd, suite.key(b.name), list(b.samples), meta)
+            key = getattr(b, "key", None) or suite.key(b.name)
+            data.add(co.side, rnd, key, list(b.samples), meta)
         data.run_seconds.setdefault(suite.name, []).append(seconds)
         for e in errors:
             if not pattern or pattern.search(e.name) or isinstance(e, _RunError):
