@@ -97,7 +97,7 @@ def test_benchmarks_below_the_goal_say_why(tmp_path: Path, capsys: pytest.Captur
         '[suites.x]\ncommand = "true"\nadapter = "pytest"\nraw = "r.json"\n'
     )
     md = tmp_path / "evaluation.md"
-    args = ["evaluate", *map(str, RECORDED), "--prs", "50", "--config", str(cfg)]
+    args = ["evaluate", *map(str, RECORDED), "--parts", "--prs", "50", "--config", str(cfg)]
     assert main([*args, "--markdown", str(md), "--json"]) == 0
     doc = orjson.loads(capsys.readouterr().out)
     below = [b for b in doc["benchmarks"] if b["gate_detect"]["0.1"] < 0.95]

@@ -1,5 +1,6 @@
-"""benchtrack.toml measures every benchmark by the series that gates it: the suites' filters
-and [gate.gating] agree, checked on the names of a shipped whole-suite recording."""
+"""benchtrack.toml measures every benchmark's wall time (the series that decides it) exactly
+once, and each other series at most once: the suites' filters checked on the names of a shipped
+whole-suite recording."""
 
 from __future__ import annotations
 
@@ -25,16 +26,19 @@ def _selects(suite: config.Suite, name: str) -> bool:
     return re.search(pattern, target) is not None
 
 
-def test_every_benchmark_is_measured_by_its_gating_series_only() -> None:
+def test_every_benchmark_has_its_wall_time_measured_once() -> None:
     cfg = config.load(ROOT / config.CONFIG_NAME)
     names = sorted(json.loads(RECORDING.read_text())["benchmarks"])
     assert len(names) == 80
     suites = cfg.select(None)
+    counted = 0
     for name in names:
-        measured = {s.key(name) for s in suites if _selects(s, name)}
-        assert len(measured) == 1, (name, measured)
-        (key,) = measured
-        assert cfg.gates(key, {key, name, f"{name} (instructions)"}), (name, key)
+        measuring = [s for s in suites if _selects(s, name)]
+        keys = [s.key(name) for s in measuring]
+        assert keys.count(name) == 1, (name, [s.name for s in measuring])  # wall time, once
+        assert len(set(keys)) == len(keys), (name, keys)  # no other series twice either
+        counted += f"{name} (instructions)" in keys
+    assert counted >= 30  # the CPU-bound benchmarks keep their quieter second series
 
 
 def test_no_build_dir_is_shared_between_the_sides() -> None:

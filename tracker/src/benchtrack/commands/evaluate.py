@@ -25,7 +25,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         nargs="*",
         type=Path,
         default=[Path("target/bench/aa/aa.json")],
-        help="A/A recording from `benchtrack record-aa` (default target/bench/aa/aa.json)",
+        help="A/A recordings from `benchtrack record-aa`, each an independent recording of one "
+        "condition (default target/bench/aa/aa.json)",
+    )
+    p.add_argument(
+        "--parts",
+        action="store_true",
+        help="the files are parts of one recording (e.g. one per suite), drawn as one PR",
     )
     p.add_argument("--config", type=Path, help=f"gate config (default <repo>/{config.CONFIG_NAME})")
     p.add_argument("--filter", help="regular expression: evaluate only the benchmarks it finds")
@@ -34,6 +40,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, help="the gate's round limit (default [gate].rounds)")
     flags.add_threshold(p, "default threshold in percent (default [gate].threshold)")
     p.add_argument("--alpha", type=float, help="family-wise alpha override")
+    p.add_argument("--jobs", type=int, help="runner-size jobs per PR (default [gate].jobs)")
+    p.add_argument(
+        "--minutes", type=float, help="the time budget replayed (default [gate].minutes)"
+    )
+    p.add_argument("--no-budget", action="store_true", help="let every pseudo-PR run every round")
+    p.add_argument(
+        "--build-seconds",
+        type=float,
+        help="the builds' seconds in the budget (default: each recording's own)",
+    )
     p.add_argument("--no-adaptive", action="store_true")
     flags.add_markdown(p, "the table")
     flags.add_json(p, "the evaluation (not the table)")
@@ -47,31 +63,44 @@ def run(args: argparse.Namespace) -> int:
         raise BadInput("--prs", None, "at least 10 pseudo-PRs", args.prs)
     if args.alpha is not None and not 0 < args.alpha < 1:
         raise BadInput("--alpha", None, "a fraction between 0 and 1", args.alpha)
+    if args.jobs is not None and args.jobs < 1:
+        raise BadInput("--jobs", None, "a whole number of at least 1", args.jobs)
+    for flag, x in (("--minutes", args.minutes), ("--build-seconds", args.build_seconds)):
+        if x is not None and not x >= 0:
+            raise BadInput(flag, None, "a non-negative number", x)
     if args.threshold is not None:
         cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
-    # Several recordings, and the parts of one with fewer rounds for some suites (the counts):
-    # one PR spans them all, each part drawing its own window.
-    data = [part for path in args.data for part in aa.load_parts(path, args.filter)]
-    # A benchmark recorded as two series (time, instructions) is judged by the one that gates it.
-    measured = {n for d in data for n in d.names}
-    data = [aa.subset(d, [cfg.gates(n, measured) for n in d.names]) for d in data]
-    data = [d for d in data if d.names]
+    minutes = args.minutes if args.minutes is not None else cfg.minutes
+    budget = None if args.no_budget or args.no_adaptive or not minutes else minutes * 60
     looks = cfg.look_schedule(args.rounds, adaptive=not args.no_adaptive)
-    result = ev.evaluate(
-        data,
-        thresholds=np.array(
-            [cfg.threshold_for(config.split_key(n)[0]) for d in data for n in d.names]
-        ),
-        alpha=args.alpha or cfg.alpha,
-        looks=looks,
-        prs=args.prs,
-        seed=args.seed,
-    )
-    result.notes = [cfg.note_for(config.split_key(n)[0]) for n in result.data.names]
-    md = ev.markdown(result)
+    # One PR spans a recording's parts (the counts, recorded in fewer rounds, are a part of
+    # their own); several files are several recordings unless --parts says they are one.
+    loaded = [aa.load_parts(path, args.filter) for path in args.data]
+    recordings = [[p for parts in loaded for p in parts]] if args.parts else loaded
+    results = []
+    for parts in recordings:
+        result = ev.evaluate(
+            parts,
+            thresholds=np.array(
+                [cfg.threshold_for(config.split_key(n)[0]) for d in parts for n in d.names]
+            ),
+            alpha=args.alpha or cfg.alpha,
+            looks=looks,
+            prs=args.prs,
+            seed=args.seed,
+            jobs=args.jobs or cfg.jobs,
+            budget=budget,
+            build_seconds=args.build_seconds,
+        )
+        result.notes = [cfg.note_for(n) for n in result.benches.names]
+        results.append(result)
+    md = "\n".join(ev.markdown(r) for r in results)
+    if len(results) > 1:
+        md += "\n" + ev.combined_markdown(ev.Combined(results))
     flags.write_markdown(args.markdown, md)
     if args.json:
-        flags.print_json(ev.to_dict(result))
+        docs = [ev.to_dict(r) for r in results]
+        flags.print_json(docs[0] if len(docs) == 1 else {"recordings": docs})
     elif not flags.markdown_on_stdout(args):
         Console().print(Markdown(md))
     return 0

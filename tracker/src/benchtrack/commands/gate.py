@@ -128,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         "counts_inside_from": data.counts_inside_from,
         "neighbour_cpus": data.neighbour,
         "threshold": cfg.threshold,
+        "jobs": cfg.jobs,
         "n_looks": len(looks),
         "cpus": cpus,
     }

@@ -84,6 +84,18 @@ class AAData:
         main = sum((1 if s in paired else 2) * t for s, t in per.items() if s not in counted)
         return main, sum(2 * t for s, t in per.items() if s in counted)
 
+    def round_times(self) -> np.ndarray:
+        """Each recorded round's seconds (waits for the counts at a look included), for the
+        time budget's replay; a recording made before they were kept gets its median round."""
+        recorded = self.doc.get("round_seconds")
+        if isinstance(recorded, list) and len(recorded) >= self.rounds:
+            return np.array(recorded[: self.rounds], dtype=float)
+        return np.full(self.rounds, self.gate_seconds(1))
+
+    def build_seconds(self) -> float:
+        """Seconds from the recording's start to its first round (0 when not recorded)."""
+        return float(self.doc.get("build_seconds") or 0.0)
+
     def count_rounds(self) -> int:
         """How many rounds the counted suites ran (`rounds = 3`: their later rounds are null)."""
         return max(

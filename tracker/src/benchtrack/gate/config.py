@@ -13,9 +13,6 @@
     [gate.thresholds]         # per benchmark or group: glob on the name, longest pattern wins
     "perl/rss/*" = 0.02
 
-    [gate.gating]             # which series gates a benchmark measured as both (longest wins)
-    "rust/streams/*" = "instructions"   # default: "time"
-
     [gate.notes]              # why a benchmark is hard to resolve, for the reports
     "python/cpu/process_pool_gather" = "bound by process start-up"
 
@@ -138,7 +135,9 @@ class GateConfig:
     default_suites: tuple[str, ...] = ()
     thresholds: dict[str, float] = field(default_factory=dict)
     suites: dict[str, Suite] = field(default_factory=dict)
-    gating: dict[str, str] = field(default_factory=dict)  # glob -> series
+    # The runner-size jobs CI runs for one PR (.github/bench-runners.toml): each job is gated at
+    # alpha / jobs, so the PR's whole check keeps its false-fail probability <= alpha.
+    jobs: int = 1
     notes: dict[str, str] = field(default_factory=dict)  # glob -> why it is hard to resolve
     skip_paths: tuple[str, ...] = skip.DEFAULT  # gitignore-style globs that cannot affect timing
 
@@ -146,16 +145,6 @@ class GateConfig:
         """What `[gate.notes]` says about a benchmark (longest matching glob), or ""."""
         hits = [p for p in self.notes if fnmatch.fnmatchcase(name, p)]
         return self.notes[max(hits, key=len)] if hits else ""
-
-    def gates(self, key: str, measured: set[str]) -> bool:
-        """Whether series `key` decides its benchmark's verdict. A benchmark measured as one
-        series is gated by it; measured as several, by the one `[gate.gating]` names (longest
-        matching glob; default "time"), the others being shown for information only."""
-        name, series = split_key(key)
-        if sum(1 for s in SERIES if (name if s == "time" else f"{name} ({s})") in measured) < 2:
-            return True
-        hits = [p for p in self.gating if fnmatch.fnmatchcase(name, p)]
-        return series == (self.gating[max(hits, key=len)] if hits else "time")
 
     def threshold_for(self, name: str) -> float:
         """The most specific (longest) matching pattern's threshold, else the default."""
@@ -188,9 +177,19 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
     v.known(
         gate,
         "gate",
-        {"threshold", "alpha", "rounds", "looks", "minutes", "suites", "thresholds", "gating"}
-        | {"notes", "skip_paths"},
+        {"threshold", "alpha", "rounds", "looks", "minutes", "suites", "thresholds", "jobs"}
+        | {"notes", "skip_paths", "gating"},
     )
+    if "gating" in gate:
+        raise BadInput(
+            source,
+            "gate.gating",
+            "no such table: every series a benchmark is measured as (wall time, instructions, "
+            "CPU time) can fail the PR, and its wall time alone decides an improvement "
+            "(tracker/GATE.md); remove the table",
+            "a table",
+        )
+    jobs = v.integer(gate.get("jobs", 1), "gate.jobs", 1)
     threshold = v.fraction(gate.get("threshold", 0.05), "gate.threshold")
     alpha = v.number(gate.get("alpha", 0.01), "gate.alpha", 1e-9, 0.5)
     rounds = v.integer(gate.get("rounds", 16), "gate.rounds", 3)
@@ -203,11 +202,6 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         str(k): v.fraction(x, f"gate.thresholds.{k!r}")
         for k, x in v.table(gate.get("thresholds", {}), "gate.thresholds").items()
     }
-    gating = {}
-    for k, x in v.table(gate.get("gating", {}), "gate.gating").items():
-        if x not in SERIES:
-            raise BadInput(source, f"gate.gating.{k!r}", f"one of {', '.join(SERIES)}", x)
-        gating[str(k)] = x
     notes = {}
     for k, x in v.table(gate.get("notes", {}), "gate.notes").items():
         if not isinstance(x, str) or not x.strip():
@@ -273,7 +267,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
     globs = v.array(gate.get("skip_paths", list(skip.DEFAULT)), "gate.skip_paths")
     skips = tuple(skip.check_glob(source, f"gate.skip_paths[{i}]", g) for i, g in enumerate(globs))
     cfg = GateConfig(
-        source, threshold, alpha, rounds, looks, minutes, default, thresholds, suites, gating, notes
+        source, threshold, alpha, rounds, looks, minutes, default, thresholds, suites, jobs, notes
     )
     cfg = replace(cfg, skip_paths=skips)
     cfg.select(None)  # validates gate.suites against the tables

@@ -4,12 +4,21 @@ Pseudo-PRs: a window of n consecutive recorded rounds (n = the gate's round limi
 start, each round's two runs labelled base/head by a coin flip (under A/A the labels are
 exchangeable, so this is a sign-flip resampling that keeps the machine's drift inside the window).
 
-- false-fail: the share of pseudo-PRs where any benchmark is `regressed` (the PR would fail);
-- power at loss d: one benchmark's head values scaled by (1 - d) (throughput) or 1 / (1 - d)
-  (smaller-is-better), the others untouched; detected when that benchmark is flagged. Each
-  benchmark is scaled in turn on every pseudo-PR, and the rates are averaged over benchmarks;
+- false-fail: the share of pseudo-PRs where any series of any benchmark is `regressed`; per PR,
+  the sum over the runner-size jobs CI runs for it (`jobs`, each job gated at alpha / jobs);
+- power at loss d: one benchmark's **wall-time** throughput lost d (its head values scaled by
+  1 - d, or 1 / (1 - d) for smaller-is-better metrics such as RSS), its other series (the
+  instructions, the CPU time) untouched: the loss a user sees, of a kind those quieter series
+  miss (a blocking call, a wait, lost parallelism). Detected when any series of that benchmark
+  is flagged. Each benchmark is slowed in turn on every pseudo-PR;
+- the time budget is replayed on each window's own recorded round seconds (and the recording's
+  build seconds): a PR stops at the look where the gate would, the budget's or the verdicts'.
+  What more rounds would have found is not counted;
 - the same windows feed github-action-benchmark's rule (first round's base value vs head value)
   and pytest-benchmark's mean:5% (first round's samples on each side).
+
+Several recordings are independent draws of the same machine and condition: each is evaluated on
+its own, and `Combined` states the figures across them with a 95% interval.
 """
 
 from __future__ import annotations
@@ -24,23 +33,43 @@ from benchtrack.errors import BadInput
 from benchtrack.gate import ghrule
 from benchtrack.gate import verdict as v
 from benchtrack.gate.aa import AAData
+from benchtrack.gate.config import split_key
 from benchtrack.gate.outcome import exact_series
 
 LOSSES = (0.02, 0.05, 0.10, 0.20)
 ACTION_THRESHOLDS = (1.1, 1.5, 2.0)
 PYTEST_FRACTION = 0.05
-CHUNK = 64  # pseudo-PRs per vectorised batch (the power arrays are P x m x m x n)
+CHUNK = 32  # pseudo-PRs per vectorised batch (the power arrays are P x benchmarks x series x n)
+GOAL_DETECT, GOAL_LOSS = 0.95, 0.10
 
 
 @dataclass
 class Method:
     label: str
-    false_fail: float
-    detect: dict[float, np.ndarray]  # loss -> (m,) detection rate per benchmark
+    false_fail: float  # per PR: summed over the runner-size jobs
+    detect: dict[float, np.ndarray]  # loss -> (benchmarks,) detection rate
     note: str = ""
 
     def mean_detect(self, d: float) -> float:
         return float(np.mean(self.detect[d]))
+
+
+@dataclass(frozen=True)
+class Benchmarks:
+    """Series keys grouped by benchmark: `<name>`, `<name> (instructions)`, `<name> (cpu)`."""
+
+    names: list[str]
+    primary: np.ndarray  # (b,) index of each benchmark's wall-time series (else its only one)
+    member: np.ndarray  # (b, m) which series belong to each benchmark
+
+    @classmethod
+    def of(cls, keys: list[str]) -> Benchmarks:
+        names = sorted({split_key(k)[0] for k in keys})
+        member = np.array([[split_key(k)[0] == n for k in keys] for n in names], dtype=bool)
+        primary = np.array(
+            [keys.index(n) if n in keys else int(np.argmax(member[j])) for j, n in enumerate(names)]
+        )
+        return cls(names, primary, member)
 
 
 @dataclass
@@ -49,10 +78,16 @@ class Evaluation:
     prs: int
     rounds: int
     looks: list[int]
-    thresholds: np.ndarray
+    thresholds: np.ndarray  # (m,) per series
     alpha: float
-    spread: np.ndarray  # (m,) sd of a round's log-ratio
+    jobs: int
+    benches: Benchmarks
+    spread: np.ndarray  # (b,) sd of a round's log-ratio of each benchmark's primary series
     mean_rounds: float
+    seconds: np.ndarray  # (P,) each A/A pseudo-PR's gate seconds, builds included
+    budget: float | None  # seconds; None: not applied
+    build_seconds: float
+    stopped_by_budget: float  # share of A/A pseudo-PRs the budget stopped before the last look
     methods: list[Method] = field(default_factory=list)
     rounds_per_part: list[int] = field(default_factory=list)
     matched: list[Method] = field(default_factory=list)  # the gate at the action rule's rates
@@ -62,18 +97,42 @@ class Evaluation:
     def gate(self) -> Method:
         return self.methods[0]
 
-    def max_spread(self, d: float = 0.10, power: float = 0.95) -> np.ndarray:
+    def meeting(self, d: float = GOAL_LOSS, rate: float = GOAL_DETECT) -> int:
+        return int(np.sum(self.gate.detect[d] >= rate))
+
+    def max_spread(self, d: float = GOAL_LOSS, power: float = GOAL_DETECT) -> np.ndarray:
         """The largest round-to-round spread at which a loss d is still detected with `power`
         by the last look (normal approximation of the mean; per-benchmark thresholds)."""
         m, n = len(self.data.names), self.rounds
-        t = special.stdtrit(n - 1, 1 - v.per_look_alpha(self.alpha, m, len(self.looks)))
-        gap = np.log1p(-self.thresholds) - math.log1p(-d)
+        level = v.per_look_alpha(self.alpha / self.jobs, m, len(self.looks))
+        t = special.stdtrit(n - 1, 1 - level)
+        gap = np.log1p(-self.thresholds[self.benches.primary]) - math.log1p(-d)
         return np.maximum(gap, 0) * math.sqrt(n) / (t + special.ndtri(power))
 
 
 def windows(rounds: int, n: int, prs: int, rng: np.random.Generator):
     starts = rng.integers(0, rounds - n + 1, size=prs)
     return starts[:, None] + np.arange(n)[None, :], rng.random((prs, n)) < 0.5
+
+
+def budget_limit(
+    times: np.ndarray, looks: list[int], budget: float | None, build: float
+) -> np.ndarray:
+    """Per pseudo-PR, the index of the last look the time budget lets the gate reach.
+
+    `times` (P, n): each window's round seconds. As the gate does (gate/rounds.py), at each
+    look but the last it stops when the next look, at the pace of the rounds so far, would end
+    after the budget (builds included)."""
+    last = len(looks) - 1
+    limit = np.full(times.shape[0], last)
+    if budget is None:
+        return limit
+    cum = np.cumsum(times, axis=1)
+    for i, k in enumerate(looks[:-1]):
+        spent = cum[:, k - 1]
+        over = build + spent + spent / k * (looks[i + 1] - k) > budget
+        limit = np.where((limit == last) & over, i, limit)
+    return limit
 
 
 def evaluate(
@@ -85,19 +144,26 @@ def evaluate(
     prs: int = 400,
     seed: int = 7,
     losses: tuple[float, ...] = LOSSES,
+    jobs: int = 1,
+    budget: float | None = None,
+    build_seconds: float | None = None,
 ) -> Evaluation:
+    """One recording (its parts drawn as one PR). `thresholds` per series of the parts."""
     parts = data if isinstance(data, list) else [data]
     n = min(looks[-1], max(d.rounds for d in parts))
     looks = [k for k in looks if k < n] + [n]
     rng = np.random.default_rng(seed)
-    # Recordings made separately (e.g. one per suite) are independent draws of the same machine:
+    # Parts recorded separately (e.g. one per suite) are independent draws of the same machine:
     # each gives its own window per pseudo-PR, NaN-padded when it has fewer rounds than n.
     bases, heads, costs_b, costs_h = [], [], [], []
+    times = None
     for d in parts:
         k = min(n, d.rounds)
         if k < v.MIN_ROUNDS:
             raise BadInput(d.source, "rounds", f"at least {v.MIN_ROUNDS} recorded rounds", d.rounds)
         idx, flip = windows(d.rounds, k, prs, rng)
+        if times is None:  # the first part (the most rounds) paces the gate
+            times = np.pad(d.round_times()[idx], ((0, 0), (0, n - k)), mode="edge")
         fl, pad = flip[:, None, :], ((0, 0), (0, 0), (0, n - k))
         b_all = d.values["base"][:, idx].transpose(1, 0, 2)  # (P, m_d, k)
         h_all = d.values["head"][:, idx].transpose(1, 0, 2)
@@ -118,48 +184,78 @@ def evaluate(
         costs_h.append(np.where(f0, cost["base"], cost["head"]))
     merged = _merged(parts)
     bigger = merged.bigger
+    benches = Benchmarks.of(merged.names)
     base, head = np.concatenate(bases, axis=1), np.concatenate(heads, axis=1)  # (P, m, n)
     lr = np.log(head) - np.log(base)
     g = np.where(bigger[None, :, None], lr, -lr)
 
+    build = parts[0].build_seconds() if build_seconds is None else build_seconds
+    limit = budget_limit(times, looks, budget, build)
     exact = exact_series(merged.names)
-    gate_ff, gate_detect, stop = _gate(g, thresholds, alpha, looks, losses, exact)
+    a_job = alpha / jobs
+    gate_ff, gate_detect, stop = _gate(g, thresholds, a_job, looks, losses, exact, benches, limit)
+    stop_index = np.searchsorted(looks, stop)
+    seconds = build + np.take_along_axis(np.cumsum(times, axis=1), stop[:, None] - 1, 1)[:, 0]
+    primary = benches.primary
     spread = np.concatenate(
         [np.std(np.log(p.values["head"]) - np.log(p.values["base"]), axis=1, ddof=1) for p in parts]
+    )[primary]
+    ev = Evaluation(
+        merged,
+        prs,
+        n,
+        looks,
+        thresholds,
+        alpha,
+        jobs,
+        benches,
+        spread,
+        float(np.mean(stop)),
+        seconds,
+        budget,
+        build,
+        float(np.mean((limit < len(looks) - 1) & (stop_index == limit))),
     )
-    ev = Evaluation(merged, prs, n, looks, thresholds, alpha, spread, float(np.mean(stop)))
     ev.rounds_per_part = [min(n, p.rounds) for p in parts]
+    budget_note = f", {budget / 60:g}-min budget" if budget else ""
     label = (
-        f"benchtrack gate (δ {_pct_list(thresholds)}, α {alpha * 100:g}%, ≤{n} rounds, "
-        f"looks {'/'.join(map(str, looks))})"
+        f"benchtrack gate (δ {_pct_list(thresholds)}, α {alpha * 100:g}% over {jobs} job"
+        f"{'s' * (jobs != 1)}, ≤{n} rounds, looks {'/'.join(map(str, looks))}{budget_note})"
     )
-    ev.methods.append(Method(label, gate_ff, gate_detect, f"mean {ev.mean_rounds:.1f} rounds"))
+    ev.methods.append(
+        Method(label, gate_ff * jobs, gate_detect, f"mean {ev.mean_rounds:.1f} rounds")
+    )
 
-    # One round per side, as github-action-benchmark and pytest-benchmark see it.
+    # One round per side, as github-action-benchmark and pytest-benchmark see it; each job
+    # alerts on its own, so a PR's false-fail is the jobs' union (bounded by their sum).
     first_b, first_h = base[:, :, 0], head[:, :, 0]
     for thr in ACTION_THRESHOLDS:
         ff = float(np.mean(np.any(ghrule.action_alerts(first_b, first_h, bigger, thr), axis=-1)))
         det = {
             d: np.mean(
                 ghrule.action_alerts(first_b, _lose(first_h, bigger, d), bigger, thr), axis=0
-            )
+            )[primary]
             for d in losses
         }
-        ev.methods.append(Method(f"github-action-benchmark alert {thr * 100:.0f}%", ff, det))
+        ev.methods.append(
+            Method(f"github-action-benchmark alert {thr * 100:.0f}%", min(1.0, ff * jobs), det)
+        )
         # The gate calibrated to this rule's false-fail rate: detection at equal false-fail
         if 0.01 < ff < 1:
-            a_eq = _calibrate(g, thresholds, ff, looks, exact)
-            g_ff, g_det, g_stop = _gate(g, thresholds, a_eq, looks, losses, exact)
+            a_eq = _calibrate(g, thresholds, ff, looks, exact, limit)
+            g_ff, g_det, g_stop = _gate(g, thresholds, a_eq, looks, losses, exact, benches, limit)
             note = f"mean {float(np.mean(g_stop)):.1f} rounds"
             label = f"benchtrack gate calibrated to alert {thr * 100:.0f}%'s false-fail"
-            ev.matched.append(Method(label, g_ff, g_det, f"{note}, α' {a_eq:.3g}"))
+            ev.matched.append(Method(label, g_ff, g_det, f"{note}, α' {a_eq:.3g} per job"))
     cb, ch = np.concatenate(costs_b, axis=1), np.concatenate(costs_h, axis=1)
     ff = float(np.mean(np.any(ghrule.pytest_mean_fails(cb, ch, PYTEST_FRACTION), axis=-1)))
     det = {
-        d: np.mean(ghrule.pytest_mean_fails(cb, ch / (1 - d), PYTEST_FRACTION), axis=0)
+        d: np.mean(ghrule.pytest_mean_fails(cb, ch / (1 - d), PYTEST_FRACTION), axis=0)[primary]
         for d in losses
     }
-    ev.methods.append(Method(f"pytest-benchmark mean:{PYTEST_FRACTION * 100:g}%", ff, det))
+    ev.methods.append(
+        Method(f"pytest-benchmark mean:{PYTEST_FRACTION * 100:g}%", min(1.0, ff * jobs), det)
+    )
     return ev
 
 
@@ -170,25 +266,36 @@ def _gate(
     looks: list[int],
     losses: tuple[float, ...],
     exact: np.ndarray,
+    benches: Benchmarks,
+    limit: np.ndarray,
 ) -> tuple[float, dict[float, np.ndarray], np.ndarray]:
-    """(false-fail rate, detection per loss per benchmark, rounds used) of the gate on `g`."""
-    codes, stop, _ = v.sequential(g, thresholds, alpha, looks, exact)
+    """(false-fail rate of one job, detection per loss per benchmark, rounds used) on `g`."""
+    codes, stop, _ = v.sequential(g, thresholds, alpha, looks, exact, limit)
     ff = float(np.mean(np.any(codes == v.REGRESSED_C, axis=-1)))
-    m, prs = g.shape[1], g.shape[0]
-    eye = np.eye(m)[None, :, :, None]
+    prs, m = g.shape[0], g.shape[1]
+    nb = len(benches.names)
+    slowed = np.zeros((nb, m))  # scenario j: benchmark j's wall time lost d
+    slowed[np.arange(nb), benches.primary] = 1.0
     detect = {}
     for d in losses:
-        hits = np.zeros(m)
+        hits = np.zeros(nb)
         for lo in range(0, prs, CHUNK):
-            gg = g[lo : lo + CHUNK, None, :, :] + math.log1p(-d) * eye  # scenario j: bench j lost d
-            c, _, _ = v.sequential(gg, thresholds, alpha, looks, exact)
-            hits += np.sum(np.diagonal(c, axis1=1, axis2=2) == v.REGRESSED_C, axis=0)
+            gg = g[lo : lo + CHUNK, None, :, :] + math.log1p(-d) * slowed[None, :, :, None]
+            lim = np.broadcast_to(limit[lo : lo + CHUNK, None], gg.shape[:2])
+            c, _, _ = v.sequential(gg, thresholds, alpha, looks, exact, lim)
+            flagged = (c == v.REGRESSED_C) & benches.member[None, :, :]
+            hits += np.sum(np.any(flagged, axis=-1), axis=0)
         detect[d] = hits / prs
     return ff, detect, stop
 
 
 def _calibrate(
-    g: np.ndarray, thresholds: np.ndarray, target: float, looks: list[int], exact: np.ndarray
+    g: np.ndarray,
+    thresholds: np.ndarray,
+    target: float,
+    looks: list[int],
+    exact: np.ndarray,
+    limit: np.ndarray,
 ) -> float:
     """The α' at which the gate's false-fail rate on `g` reaches `target` (bisection in log α').
 
@@ -199,7 +306,7 @@ def _calibrate(
     lo, hi = math.log(1e-6), math.log(0.5 * m * k)  # each one-sided level at most 0.5
 
     def ff(log_a: float) -> float:
-        codes, _, _ = v.sequential(g, thresholds, math.exp(log_a), looks, exact)
+        codes, _, _ = v.sequential(g, thresholds, math.exp(log_a), looks, exact, limit)
         return float(np.mean(np.any(codes == v.REGRESSED_C, axis=-1)))
 
     if ff(hi) <= target:
@@ -242,6 +349,52 @@ def _pct_list(thresholds: np.ndarray) -> str:
     return "/".join(f"{x:g}" for x in values) + "%"
 
 
+# --- several independent recordings -------------------------------------------------------
+
+
+@dataclass
+class Combined:
+    """The same condition recorded several times: per-recording figures and their 95% interval
+    (Student t over the recordings, the independent unit; pseudo-PRs within one recording share
+    its rounds and are not independent)."""
+
+    evaluations: list[Evaluation]
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(set.intersection(*(set(e.benches.names) for e in self.evaluations)))
+
+    def detect(self, d: float) -> np.ndarray:
+        """Per benchmark (`names`), the mean over recordings of its detection rate."""
+        rows = [
+            [e.gate.detect[d][e.benches.names.index(n)] for n in self.names]
+            for e in self.evaluations
+        ]
+        return np.mean(np.array(rows), axis=0)
+
+    def figures(self) -> dict[str, list[float]]:
+        """Per recording: the headline figures (false-fail per PR, mean detection at −10%,
+        benchmarks ≥ 95% at −10% and ≥ 99% at −20%, the no-change PR's mean minutes)."""
+        return {
+            "false_fail": [e.gate.false_fail for e in self.evaluations],
+            "detect_10": [e.gate.mean_detect(0.10) for e in self.evaluations],
+            "meeting_95_at_10": [e.meeting(0.10, 0.95) for e in self.evaluations],
+            "meeting_99_at_20": [e.meeting(0.20, 0.99) for e in self.evaluations],
+            "nochange_minutes": [float(np.mean(e.seconds)) / 60 for e in self.evaluations],
+        }
+
+
+def interval95(values: list[float]) -> tuple[float, float, float]:
+    """(mean, lo, hi): the t interval of the mean over independent recordings (lo = hi =
+    mean for one recording: no interval can be given)."""
+    x = np.asarray(values, dtype=float)
+    mean = float(np.mean(x))
+    if len(x) < 2:
+        return mean, mean, mean
+    half = float(special.stdtrit(len(x) - 1, 0.975) * np.std(x, ddof=1) / math.sqrt(len(x)))
+    return mean, mean - half, mean + half
+
+
 def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
     d = ev.data
     doc = d.doc
@@ -256,10 +409,12 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
         f"Data: `{d.source}`: {'/'.join(str(p) for p in ev.rounds_per_part)} rounds of commit "
         f"`{doc.get('commit', '')}` "
         f"recorded {doc.get('recorded', '?')} on {doc.get('machine', '?')}; suites "
-        f"{', '.join(doc.get('suites', []))}; {len(d.names)} benchmarks"
+        f"{', '.join(doc.get('suites', []))}; {len(ev.benches.names)} benchmarks, "
+        f"{len(d.names)} series"
         + (f" ({len(d.dropped)} dropped: a round missing)" if d.dropped else "")
         + f". {ev.prs} pseudo-PRs per cell (windows of {ev.rounds} rounds, labels flipped at "
-        "random).",
+        f"random). A loss is one benchmark's wall-time throughput; false-fail per PR sums the "
+        f"{ev.jobs} runner-size job{'s' * (ev.jobs != 1)} CI runs.",
         "",
         head,
         "|---|--:|" + "--:|" * len(losses),
@@ -271,18 +426,26 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
     for mth in ev.matched:
         cells = " | ".join(f"{mth.mean_detect(x) * 100:.1f}%" for x in losses)
         lines.append(f"| {mth.label} ({mth.note}) | {mth.false_fail * 100:.2f}% | {cells} |")
-    ok = ev.gate.detect.get(0.10)
+    ok = ev.gate.detect.get(GOAL_LOSS)
     allowed = ev.max_spread()
-    main, counts = d.round_seconds()
+    budget = (
+        f"the {ev.budget / 60:g}-minute budget stopped {ev.stopped_by_budget * 100:.0f}% of "
+        "them before the last look"
+        if ev.budget
+        else "no time budget applied"
+    )
     lines += [
         "",
-        "Detection: the share of (pseudo-PR, benchmark) pairs where the one benchmark whose head "
-        "lost d is flagged, averaged over benchmarks. False-fail: the share of pseudo-PRs (all "
-        "benchmarks together) that would fail.",
+        "Detection: the share of (pseudo-PR, benchmark) pairs where the one benchmark whose "
+        "wall-time throughput lost d is flagged (any of its series), averaged over benchmarks. "
+        "False-fail: the share of pseudo-PRs (all series of all benchmarks, one job) that would "
+        "fail, times the jobs.",
         "",
-        f"Estimated gate time for these suites: {main:.0f} s per round × {ev.mean_rounds:.1f} "
-        f"rounds, {_counts_schedule(d, counts)} ≈ "
-        f"{d.gate_seconds(ev.mean_rounds) / 60:.1f} min (builds not included).",
+        f"Gate time of a no-change PR, replayed on the recorded round seconds: mean "
+        f"{float(np.mean(ev.seconds)) / 60:.1f} min, longest {float(np.max(ev.seconds)) / 60:.1f}"
+        f" min, builds ({ev.build_seconds:.0f} s, as recorded) included; {budget}.",
+        f"Benchmarks at ≥ 95% detection of −10%: **{ev.meeting(0.10, 0.95)} of "
+        f"{len(ev.benches.names)}**; at ≥ 99% of −20%: **{ev.meeting(0.20, 0.99)}**.",
         "",
         "### Per benchmark",
         "",
@@ -291,31 +454,72 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
         "|---|--:|--:|--:|--:|--:|",
     ]
     action110 = ev.methods[1]
-    for i, name in enumerate(d.names):
-        mark = "" if ok is None or ok[i] >= 0.95 else " ⚠️"
+    for i, name in enumerate(ev.benches.names):
+        mark = "" if ok is None or ok[i] >= GOAL_DETECT else " ⚠️"
         lines.append(
             f"| `{name}`{mark} | {ev.spread[i] * 100:.2f}% | {allowed[i] * 100:.2f}% | "
             f"{ev.gate.detect[0.10][i] * 100:.0f}% | {ev.gate.detect[0.20][i] * 100:.0f}% | "
             f"{action110.detect[0.10][i] * 100:.0f}% |"
         )
-    if ok is not None and (ok < 0.95).any():
+    if ok is not None and (ok < GOAL_DETECT).any():
         lines += ["", "### Below 95% at −10%: why, and what they measure", ""]
-        for i, name in enumerate(d.names):
-            if ok[i] < 0.95:
+        for i, name in enumerate(ev.benches.names):
+            if ok[i] < GOAL_DETECT:
                 why = ev.notes[i] if ev.notes and ev.notes[i] else "no note in [gate.notes]"
                 lines.append(f"- `{name}` ({ok[i] * 100:.0f}%): {why}")
     return "\n".join(lines) + "\n"
 
 
+def combined_markdown(c: Combined) -> str:
+    """The figures across independent recordings, each with its 95% interval."""
+    figs = c.figures()
+    n = len(c.evaluations)
+    total = len(c.names)
+    pooled_10 = int(np.sum(c.detect(0.10) >= GOAL_DETECT))
+    pooled_20 = int(np.sum(c.detect(0.20) >= 0.99))
+    rows = [
+        ("false-fail per PR", "false_fail", lambda x: f"{x * 100:.2f}%"),
+        ("mean detection of −10%", "detect_10", lambda x: f"{x * 100:.1f}%"),
+        (f"benchmarks ≥ 95% at −10% (of {total})", "meeting_95_at_10", lambda x: f"{x:.1f}"),
+        (f"benchmarks ≥ 99% at −20% (of {total})", "meeting_99_at_20", lambda x: f"{x:.1f}"),
+        ("no-change PR, minutes (mean)", "nochange_minutes", lambda x: f"{x:.1f}"),
+    ]
+    lines = [
+        f"## Across {n} independent recording{'s' * (n != 1)}",
+        "",
+        "| figure | " + " | ".join(f"`{e.data.source}`" for e in c.evaluations) + " | mean "
+        "[95% interval] |",
+        "|---|" + "--:|" * (n + 1),
+    ]
+    for label, key, fmt in rows:
+        mean, lo, hi = interval95(figs[key])
+        cells = " | ".join(fmt(x) for x in figs[key])
+        span = f"{fmt(mean)} [{fmt(lo)}, {fmt(hi)}]" if n > 1 else fmt(mean)
+        lines.append(f"| {label} | {cells} | {span} |")
+    lines += [
+        "",
+        f"Pooled (each benchmark's detection averaged over the {n} recordings): "
+        f"**{pooled_10} of {total}** at ≥ 95% of −10%, **{pooled_20} of {total}** at ≥ 99% of "
+        "−20%.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def to_dict(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> dict:
+    allowed = ev.max_spread()
     return {
-        "schema": "benchtrack.evaluation/1",
+        "schema": "benchtrack.evaluation/2",
         "data": ev.data.source,
         "rounds": ev.rounds,
         "looks": ev.looks,
         "alpha": ev.alpha,
+        "jobs": ev.jobs,
         "prs": ev.prs,
         "mean_rounds": ev.mean_rounds,
+        "budget_seconds": ev.budget,
+        "build_seconds": ev.build_seconds,
+        "nochange_seconds": {"mean": float(np.mean(ev.seconds)), "max": float(np.max(ev.seconds))},
+        "stopped_by_budget": ev.stopped_by_budget,
         "methods": [
             {
                 "label": mth.label,
@@ -327,23 +531,15 @@ def to_dict(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> dict:
         "benchmarks": [
             {
                 "name": name,
+                "series": [
+                    k for k, m in zip(ev.data.names, ev.benches.member[i], strict=True) if m
+                ],
                 "spread": float(ev.spread[i]),
-                "max_spread_for_10pct": float(ev.max_spread()[i]),
-                "threshold": float(ev.thresholds[i]),
+                "max_spread_for_10pct": float(allowed[i]),
+                "threshold": float(ev.thresholds[ev.benches.primary[i]]),
                 "gate_detect": {f"{x:g}": float(ev.gate.detect[x][i]) for x in losses},
                 **({"note": ev.notes[i]} if ev.notes and ev.notes[i] else {}),
             }
-            for i, name in enumerate(ev.data.names)
+            for i, name in enumerate(ev.benches.names)
         ],
     }
-
-
-def _counts_schedule(d: AAData, counts: float) -> str:
-    """Where the recording's count rounds ran, for the time estimate."""
-    whole, beside = d.count_rounds(), d.counts_beside()
-    if beside == whole:
-        return f"the counts' {counts:.0f} s per round × {whole} beside them"
-    return (
-        f"the counts' {counts:.0f} s per round × {beside} beside them, then "
-        f"{counts / 2:.0f} s (both sides at once) × {whole - beside} inside them"
-    )

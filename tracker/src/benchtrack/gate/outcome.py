@@ -33,7 +33,11 @@ class Row:
     verdict: str
     threshold: float
     rounds: int
-    gates: bool = True  # False: another series of this benchmark decides (shown for information)
+    gates: bool = True  # every series can fail the PR (kept in gate.json for its readers)
+    # The benchmark's wall-time series (or its only one): the one whose improvement counts.
+    primary: bool = True
+    # Two series of one benchmark confidently disagree: one worse than 0, the other better.
+    disagrees: bool = False
 
     @property
     def smaller_loss(self) -> bool:
@@ -71,6 +75,20 @@ class Outcome:
     @property
     def regressions(self) -> list[Row]:
         return [r for r in self.rows if r.verdict == REGRESSED and r.gates]
+
+    @property
+    def improvements(self) -> list[Row]:
+        """Benchmarks whose wall time improved and none of whose series regressed or
+        disagrees: a quieter series' improvement alone never counts."""
+        regressed = {split_key(r.name)[0] for r in self.regressions}
+        return [
+            r
+            for r in self.rows
+            if r.primary
+            and r.verdict == IMPROVED
+            and not r.disagrees
+            and split_key(r.name)[0] not in regressed
+        ]
 
     @property
     def smaller_losses(self) -> list[Row]:
@@ -129,8 +147,26 @@ def exact_series(keys: list[str]) -> np.ndarray:
     return np.array([split_key(k)[1] == COUNTED for k in keys], dtype=bool)
 
 
-def _take(iv: v.Interval, mask: np.ndarray) -> v.Interval:
-    return v.Interval(iv.mean[mask], iv.lo[mask], iv.hi[mask], iv.n[mask])
+def _primaries(keys: list[str]) -> set[str]:
+    """Each benchmark's wall-time series, or its only series (RSS, a counts-only suite)."""
+    by: dict[str, list[str]] = {}
+    for k in keys:
+        by.setdefault(split_key(k)[0], []).append(k)
+    return {name if name in ks else ks[0] for name, ks in by.items()}
+
+
+def _disagreements(keys: list[str], iv: v.Interval) -> set[str]:
+    """Series of benchmarks where one series is confidently worse than 0 and another
+    confidently better (both intervals clear of 0, at the PR's family-wise level): a change
+    such a benchmark's quieter series call an improvement is not one (tracker/GATE.md)."""
+    worse: dict[str, list[str]] = {}
+    better: dict[str, list[str]] = {}
+    for i, k in enumerate(keys):
+        if iv.hi[i] < 0:
+            worse.setdefault(split_key(k)[0], []).append(k)
+        elif iv.lo[i] > 0:
+            better.setdefault(split_key(k)[0], []).append(k)
+    return {k for name in worse.keys() & better.keys() for k in worse[name] + better[name]}
 
 
 def _finite(d: dict[str, Any]) -> dict[str, Any]:
@@ -153,19 +189,17 @@ def analyse(data: Rounds, cfg: GateConfig, looks: list[int]) -> Outcome:
         h = np.array([data.padded("head", n) for n in names])
         bigger = np.array([data.meta[n].direction != "smaller" for n in names])
         thresholds = np.array([cfg.threshold_for(split_key(n)[0]) for n in names])
-        gating = np.array([cfg.gates(n, set(names)) for n in names])
         g = v.goodness(b, h, bigger)
-        # Family-wise control over the series that can fail the PR, one per benchmark.
-        level = v.per_look_alpha(cfg.alpha, int(gating.sum()), len(looks))
+        # Family-wise control over every series (each can fail the PR), the looks, and the
+        # runner-size jobs CI runs for this PR (each job gated at alpha / jobs).
+        level = v.per_look_alpha(cfg.alpha / cfg.jobs, len(names), len(looks))
         exact = exact_series(names)
         iv = v.interval(g, level, exact)
-        codes = v.decide(iv, *v.band(thresholds))
         worse, better = v.band(thresholds)
-        can_stop = bool(
-            v.can_stop(
-                _take(iv, gating), worse[gating], better[gating], level, looks[-1], exact[gating]
-            )
-        )
+        codes = v.decide(iv, worse, better)
+        can_stop = bool(v.can_stop(iv, worse, better, level, looks[-1], exact))
+        primary = _primaries(names)
+        disagrees = _disagreements(names, iv)
         for i, n in enumerate(names):
             big = bool(bigger[i])
             ends = sorted((v.to_change(float(iv.lo[i]), big), v.to_change(float(iv.hi[i]), big)))
@@ -183,12 +217,13 @@ def analyse(data: Rounds, cfg: GateConfig, looks: list[int]) -> Outcome:
                     verdict=v.VERDICTS[codes[i]],
                     threshold=float(thresholds[i]),
                     rounds=int(iv.n[i]),
-                    gates=bool(gating[i]),
+                    primary=n in primary,
+                    disagrees=n in disagrees,
                 )
             )
     rows.sort(
         key=lambda r: (
-            not r.gates,
+            not r.primary,
             ORDER[r.verdict],
             r.change if r.direction != "smaller" else -r.change,
         )

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchtrack.gate import skip
+from benchtrack.gate.config import split_key
 from benchtrack.gate.outcome import Outcome, Row
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
@@ -41,15 +42,28 @@ def interval(r: Row) -> str:
     return f"[{pct(r.lo)}, {pct(r.hi)}]"
 
 
+def _benchmarks(rows: list[Row]) -> set[str]:
+    return {split_key(r.name)[0] for r in rows}
+
+
+def untold(o: Outcome) -> list[Row]:
+    """Benchmarks whose wall time (or only series) could not be told apart from base."""
+    return [r for r in o.rows if r.primary and r.verdict == INCONCLUSIVE]
+
+
 def headline(o: Outcome) -> str:
     m = o.meta
-    n_reg, n_imp = len(o.regressions), sum(r.verdict == IMPROVED for r in _gating(o))
+    n_reg = len(_benchmarks(o.regressions))
+    n_imp = len(o.improvements)
+    n_untold, n_all = len(untold(o)), sum(r.primary for r in o.rows)
     if o.skipped:
         state = f"⏭️ {skip.line(o.skipped)}"
     elif o.exit_code == 3:
         state = "⚠️ a benchmark failed to run"
     elif n_reg:
         state = f"❌ {n_reg} regression{'s' * (n_reg != 1)}"
+    elif n_untold:  # a gate that could not see must say so, never a bare ✅
+        state = f"⚠️ no regression found, but {n_untold} of {n_all} could not be told apart"
     else:
         state = "✅ no regression"
     if n_imp:
@@ -63,31 +77,37 @@ def headline(o: Outcome) -> str:
 def method_line(o: Outcome) -> str:
     m = o.meta
     rounds = m.get("rounds", 0)
+    jobs = m.get("jobs", 1)
     return (
         f"{rounds} interleaved rounds ({m.get('seconds', 0):.0f} s) · default threshold "
         f"{m.get('threshold', 0) * 100:g}% · false-fail probability ≤ {o.alpha * 100:g}% per PR "
-        f"(intervals simultaneous over {len(_gating(o))} benchmarks and {m.get('n_looks', 1)} "
-        "looks; each benchmark gated by one series: wall-time throughput, or instructions or CPU "
-        "time where benchtrack.toml says so; the other shown for information)"
+        f"over its {jobs} runner-size job{'s' * (jobs != 1)} (intervals simultaneous over "
+        f"{len(o.rows)} series of {sum(r.primary for r in o.rows)} benchmarks and "
+        f"{m.get('n_looks', 1)} looks). Every benchmark is judged by its wall-time throughput; "
+        "its instructions or CPU time, where measured, can also fail the PR, and never make it "
+        "an improvement"
     )
 
 
-def _gating(o: Outcome) -> list[Row]:
-    return [r for r in o.rows if r.gates]
-
-
-def _info(r: Row) -> str:
-    return "" if r.gates else " (info)"
+def mark(r: Row) -> str:
+    """A row's verdict mark: never ✅ for a series that another series of its benchmark
+    contradicts (its wall time confidently worse)."""
+    if r.disagrees:
+        return f"⚠️ {r.verdict}, disagrees with another series"
+    return MARK[r.verdict]
 
 
 def verdict_text(r: Row) -> str:
-    text = r.verdict if r.gates else f"{r.verdict} (info)"
+    text = r.verdict
+    if r.disagrees:
+        text += ", disagrees with another series"
     return f"{text}, smaller loss" if r.smaller_loss else text
 
 
 def counts(o: Outcome) -> str:
-    rows = _gating(o)
+    rows = [r for r in o.rows if r.primary]
     n = {k: sum(r.verdict == k for r in rows) for k in (REGRESSED, IMPROVED, UNCHANGED)}
+    n[REGRESSED] = len(_benchmarks(o.regressions))
     inc = sum(r.verdict == INCONCLUSIVE for r in rows)
     text = " · ".join(f"{v} {k}" for k, v in n.items())
     if inc:
@@ -116,9 +136,11 @@ def markdown(o: Outcome) -> str:
             first = msg.splitlines()[0][:200] if msg else ""
             lines.append(f"- ⚠️ `{name}` failed on the {side} side: {first}")
     groups = [
-        ("Regressions", [r for r in _gating(o) if r.verdict == REGRESSED]),
+        ("Regressions", o.regressions),
         ("Smaller losses (below the threshold, resolved: reported, not failing)", o.smaller_losses),
-        ("Improvements", [r for r in _gating(o) if r.verdict == IMPROVED]),
+        ("Series that disagree (one confidently worse, another better)", _disagree(o)),
+        ("Could not be told apart (too noisy in the rounds this gate ran)", untold(o)),
+        ("Improvements", o.improvements),
     ]
     for title, rows in groups:
         if rows:
@@ -143,6 +165,10 @@ def markdown(o: Outcome) -> str:
     return "\n".join(lines)
 
 
+def _disagree(o: Outcome) -> list[Row]:
+    return [r for r in o.rows if r.disagrees]
+
+
 def _table(rows: list[Row]) -> list[str]:
     out = [
         "| benchmark | base | head | change | interval | threshold | verdict |",
@@ -152,7 +178,7 @@ def _table(rows: list[Row]) -> list[str]:
         unit = f" {r.unit}" + (" ↓" if r.direction == "smaller" else "")
         out.append(
             f"| `{r.name}` | {number(r.base)}{unit} | {number(r.head)}{unit} | {pct(r.change)} | "
-            f"{interval(r)} | {r.threshold * 100:g}% | {MARK[r.verdict]}{_info(r)}"
+            f"{interval(r)} | {r.threshold * 100:g}% | {mark(r)}"
             f"{' · ⚠️ smaller loss' if r.smaller_loss else ''} |"
         )
     return out
@@ -181,7 +207,7 @@ def terminal(o: Outcome, console: Console) -> None:
             pct(r.change),
             interval(r),
             verdict_text(r),
-            style=(STYLE[r.verdict] if r.gates else "dim") or None,
+            style=(STYLE[r.verdict] if r.primary else "dim") or None,
         )
     console.print(table)
     console.print(method_line(o), highlight=False)

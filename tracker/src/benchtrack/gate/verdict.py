@@ -135,12 +135,15 @@ def sequential(
     alpha: float,
     looks: list[int],
     exact: np.ndarray | None = None,
+    limit: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, Interval]:
     """Run the adaptive gate on complete round data `g` (..., m, n).
 
     At each look (a number of rounds) compute every verdict; stop at the first look where
-    `can_stop`, else at the last. Returns (codes (..., m), rounds used (...), the intervals at
-    the stopping look).
+    `can_stop`, else at the last. `limit` (shape (...), an index into `looks`) is the last look
+    each PR may reach: the time budget's stop, which depends on the rounds' seconds, not on
+    their values. Returns (codes (..., m), rounds used (...), the intervals at the stopping
+    look).
     """
     m = g.shape[-2]
     a = per_look_alpha(alpha, m, len(looks))
@@ -164,6 +167,8 @@ def sequential(
             )
             stop = np.where(take, rounds, stop)
         done = done | can_stop(iv, worse, better, a, looks[-1], exact) | (k == len(looks) - 1)
+        if limit is not None:
+            done = done | (np.asarray(limit) <= k)
         if np.all(done):
             break
     return codes, stop, ivs
