@@ -7,8 +7,10 @@ The gate itself is not run here (minutes of benchmarks); `cargo make gate-selfte
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
+import re
 import subprocess
 from pathlib import Path
 
@@ -21,9 +23,19 @@ from benchtrack.gate import config
 from benchtrack.gate.outcome import Outcome, Row
 from benchtrack.gate.rounds import SuiteFailure
 from benchtrack.selftest import branch, check, report
-from benchtrack.selftest.patches import LOSSES, PATCHES, Patch, Slow, divisor, render, slows
+from benchtrack.selftest.patches import (
+    LOSSES,
+    PATCHES,
+    WAIT_PATCHES,
+    Patch,
+    Slow,
+    divisor,
+    render,
+    slows,
+)
 
 REPO = Path(__file__).resolve().parents[2]
+ALL = PATCHES + WAIT_PATCHES  # both kinds, in one branch as `gate-selftest` makes it
 
 
 def git(repo: Path, *args: str) -> str:
@@ -35,7 +47,7 @@ def git(repo: Path, *args: str) -> str:
 @pytest.fixture(scope="module")
 def made(tmp_path_factory) -> branch.Branch:
     """The real patched branch, from this repository's HEAD."""
-    return branch.prepare(REPO, tmp_path_factory.mktemp("selftest") / "repo")
+    return branch.prepare(REPO, tmp_path_factory.mktemp("selftest") / "repo", patches=ALL)
 
 
 # --- the patches, on the real sources
@@ -46,11 +58,11 @@ def test_the_branch_starts_at_head_and_changes_only_the_patched_files(made) -> N
     assert git(made.path, "rev-parse", f"{made.head}^") == made.base
     assert git(made.path, "rev-parse", "--abbrev-ref", "HEAD") == branch.BRANCH
     changed = git(made.path, "diff", "--name-only", made.base, made.head).splitlines()
-    assert sorted(changed) == sorted({p.path for p in PATCHES}) == list(made.files)
+    assert sorted(changed) == sorted({p.path for p in ALL}) == list(made.files)
     assert git(made.path, "status", "--porcelain") == ""  # everything patched is committed
 
 
-@pytest.mark.parametrize("patch", PATCHES, ids=[p.path for p in PATCHES])
+@pytest.mark.parametrize("patch", ALL, ids=[f"{p.path}:{p.slows[0].glob}" for p in ALL])
 def test_every_patch_applies_once_and_changes_its_source(made, patch: Patch) -> None:
     before = git(made.path, "show", f"{made.base}:{patch.path}")
     after = git(made.path, "show", f"{made.head}:{patch.path}")
@@ -113,17 +125,39 @@ def test_each_patch_text_uses_the_losses_its_table_declares() -> None:
         divisor(0.3)
 
 
-def test_every_suite_is_slowed_at_every_level_in_both_series() -> None:
+def test_every_suite_is_slowed_at_every_level_counted_and_not() -> None:
     cfg = config.load(REPO / config.CONFIG_NAME)
+    counts = [s for s in cfg.select(None) if s.series == "instructions"]
 
-    def series(name: str) -> str:  # the series [gate.gating] would judge it by
-        counted = cfg.gates(f"{name} (instructions)", {name, f"{name} (instructions)"})
-        return "instructions" if counted else "time"
+    def counted(name: str) -> bool:  # a count suite's filter selects it (criterion: no rust/)
+        target = name.split("/", 1)[1] if name.startswith("rust/") else name
+        return any(
+            name.startswith(s.name.split("-")[0] + "/")
+            and re.search(s.env.get("BENCH_FILTER", ""), target)
+            for s in counts
+        )
 
     for language in ("rust", "python", "perl"):
         mine = [s for s in slows(PATCHES) if s.glob.startswith(f"{language}/")]
         assert {s.loss for s in mine} == set(LOSSES), language
-        assert {series(s.glob) for s in mine} == {"time", "instructions"}, language
+        assert {counted(s.glob) for s in mine} == {True, False}, language
+
+
+def test_the_other_kind_covers_every_blind_spot_of_the_counts() -> None:
+    # A blocking call in async code, a syscall, an fsync, a contended lock, lost parallelism and
+    # a cache-hostile layout: each at least the loss the gate must catch, none overlapping the
+    # work-kind slowdowns (one benchmark, one cause).
+    kinds = {s.wait.split(":")[0] for s in slows(WAIT_PATCHES)}
+    assert kinds == {
+        "a blocking call in async code", "a syscall per entry", "an fsync per write",
+        "a contended lock", "lost parallelism", "a cache-hostile memory layout",
+    }  # fmt: skip
+    assert all(s.loss >= check.REQUIRED for s in slows(WAIT_PATCHES))
+    work = [s.glob for s in slows(PATCHES)]
+    for s in slows(WAIT_PATCHES):
+        assert not any(
+            fnmatch.fnmatchcase(s.glob, g) or fnmatch.fnmatchcase(g, s.glob) for g in work
+        )
 
 
 def test_a_patch_whose_text_is_missing_is_exit_2_naming_the_file_and_text(tmp_path) -> None:
@@ -186,14 +220,15 @@ SLOWS = [
 ]
 
 
-def row(name: str, change: float, verdict: str, *, counted: bool = False, gates: bool = True):
+def row(name: str, change: float, verdict: str, *, counted: bool = False, primary=None):
     key = f"{name} (instructions)" if counted else name
     unit, direction = ("instructions/item", "smaller") if counted else ("items/s", "bigger")
     half = 0.01
     return Row(
         name=key, suite="rust-instructions" if counted else "python", unit=unit,
         direction=direction, base=100.0, head=100.0 * (1 + change), change=change,
-        lo=change - half, hi=change + half, verdict=verdict, threshold=0.05, rounds=6, gates=gates,
+        lo=change - half, hi=change + half, verdict=verdict, threshold=0.05, rounds=6,
+        primary=not counted if primary is None else primary,
     )  # fmt: skip
 
 
@@ -219,11 +254,11 @@ def caught() -> list[Row]:
     """Every slowed benchmark as the gate should see it, and two unslowed ones."""
     return [
         row("rust/streams/iterator", 1 / 0.9 - 1, "regressed", counted=True),
-        row("rust/streams/iterator", -0.02, "unchanged", gates=False),  # (info): not judged
+        row("rust/streams/iterator", -0.02, "unchanged"),  # caught by its instructions
         row("python/sleep/sequential", -0.2, "regressed"),
         row("python/sleep/gather", -0.05, "inconclusive"),
         row("python/db/gather", 0.01, "unchanged"),
-        row("rust/walk/rayon", -0.03, "inconclusive", counted=True),
+        row("rust/walk/rayon", -0.03, "inconclusive", counted=True, primary=True),
     ]
 
 
@@ -233,8 +268,10 @@ def test_all_required_losses_flagged_and_nothing_else_passes(tmp_path) -> None:
     assert result.unslowed == 2
     by_key = {line.benchmark: line for line in result.lines}
     assert set(by_key) == {
-        "rust/streams/iterator (instructions)", "python/sleep/sequential", "python/sleep/gather"
+        "rust/streams/iterator (instructions)", "rust/streams/iterator",
+        "python/sleep/sequential", "python/sleep/gather",
     }  # fmt: skip
+    assert by_key["rust/streams/iterator"].caught and by_key["rust/streams/iterator"].ok
     assert not by_key["python/sleep/gather"].required and by_key["python/sleep/gather"].ok
     # instructions per element up by 1/9 is a 10% loss of throughput
     assert math.isclose(by_key["rust/streams/iterator (instructions)"].change, -0.10)

@@ -160,6 +160,8 @@ class _Checker:
             threshold=self.fraction(r.get("threshold"), f"{field}.threshold"),
             rounds=rounds,  # type: ignore[arg-type]
             gates=r.get("gates", True) is not False,
+            primary=r.get("primary", True) is not False,
+            disagrees=r.get("disagrees", False) is True,
         )
 
     def failed(self, value: object) -> dict[str, dict[str, str]]:

@@ -1,5 +1,10 @@
-"""`benchtrack gate-selftest`: build a branch of HEAD with known slowdowns in every suite, run the
-real gate on it against HEAD, and check every loss of 10% or more is flagged and nothing else."""
+"""`benchtrack gate-selftest`: build a branch of HEAD with real slowdowns in every suite, run the
+real gate on it against HEAD, and check every loss of 10% or more is flagged and nothing else.
+
+Two kinds (`--kind`, both by default, in one branch): more work per element (`work`: the counts
+see it too), and changes that add no instructions to speak of (`wait`: a blocking call in async
+code, a syscall per entry, an fsync per write, a contended lock, lost parallelism, a
+cache-hostile layout), which only the wall time a user sees can catch."""
 
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ from benchtrack.fsutil import atomic_write, output_dir, output_file
 from benchtrack.gate import worktree
 from benchtrack.report import terminal
 from benchtrack.selftest import branch, check, report
-from benchtrack.selftest.patches import PATCHES, slows
+from benchtrack.selftest.patches import KINDS, slows
 
 NAME = "gate-selftest"
 HELP = (
@@ -30,6 +35,12 @@ PASS_THROUGH = ("rounds", "minutes", "suite", "filter", "cpus")
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true", help="build the branch and list the patches")
+    p.add_argument(
+        "--kind",
+        choices=[*KINDS, "all"],
+        default="all",
+        help="which slowdowns: more work per element (work), none the counts see (wait), or all",
+    )
     p.add_argument("--rounds", type=int, help="passed to the gate")
     p.add_argument("--minutes", type=float, help="passed to the gate")
     p.add_argument("--suite", action="append", help="passed to the gate (repeatable)")
@@ -69,9 +80,10 @@ def run(args: argparse.Namespace) -> int:
         say(
             f"[yellow]warning:[/] uncommitted changes are not in the branch: {', '.join(dirty[:5])}"
         )
-    made = branch.prepare(root, clone)
+    patches = tuple(p for kind, ps in KINDS.items() if args.kind in (kind, "all") for p in ps)
+    made = branch.prepare(root, clone, patches=patches)
     say(f"branch {branch.BRANCH} in {clone}: {made.base[:10]} + slowdowns = {made.head[:10]}")
-    report.patch_table(PATCHES, terminal.console(stderr=args.json))
+    report.patch_table(patches, terminal.console(stderr=args.json))
     if args.dry_run:
         say(f"dry run: the gate was not run; inspect with git -C {clone} show {made.head[:10]}")
         if args.json:
@@ -81,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                     "clone": str(clone),
                     "base": made.base,
                     "head": made.head,
-                    "slows": [asdict(s) for s in slows(PATCHES)],
+                    "slows": [asdict(s) for s in slows(patches)],
                 }
             )
         return 0
@@ -109,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         raise BenchmarkFailed(f"gate-selftest: the gate ran but its result is unusable: {e}") from e
     result = check.judge(
         outcome,
-        slows(PATCHES),
+        slows(patches),
         restricted=bool(args.suite or args.filter),
         gate_exit=gate_exit,
         base=made.base,

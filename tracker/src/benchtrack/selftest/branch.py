@@ -41,7 +41,7 @@ def prepare(root: Path, dest: Path, ref: str = "HEAD", patches: tuple[Patch, ...
         files = tuple(sorted({p.path for p in patches}))
         git.run(dest, "add", "--", *files)
         n = sum(len(p.slows) for p in patches)
-        message = f"gate-selftest: {n} benchmarks or groups slowed by 5, 10 or 20%"
+        message = f"gate-selftest: {n} benchmarks or groups slowed"
         # No hooks, no signing: the commit is a fixture, made the same way on every machine.
         git.run(
             dest,

@@ -1,8 +1,8 @@
 """Judge the gate's verdicts on the self-test branch against the slowdowns it was given.
 
-Only the series that gates a benchmark counts (the `(info)` ones cannot fail a PR). Each slowed
-benchmark must be "regressed" if its designed loss is at least REQUIRED; below that its verdict is
-shown, not judged. Every other benchmark must not be "regressed".
+Each slowed benchmark must have a series "regressed" if its designed loss is at least REQUIRED
+(below that its verdict is shown, not judged), and must never be shown improved while its wall
+time lost that much; every other benchmark must have no series "regressed".
 """
 
 from __future__ import annotations
@@ -34,10 +34,13 @@ class Line:
     verdict: str | None  # None: not measured
     ok: bool
     note: str = ""
+    kind: str = ""  # the other kind's change (a blocking call, ...); "" for more work
+    primary: bool = True  # the benchmark's wall-time series (or its only one)
+    caught: bool = False  # any series of the benchmark regressed
 
     @property
     def required(self) -> bool:
-        return self.loss is not None and self.loss >= REQUIRED - 1e-9
+        return self.primary and self.loss is not None and self.loss >= REQUIRED - 1e-9
 
 
 @dataclass
@@ -103,29 +106,41 @@ def load(path: Path, base: str, head: str) -> Outcome:
 def judge(
     outcome: Outcome, slows: list[Slow], *, restricted: bool, gate_exit: int, base: str, head: str
 ) -> Report:
-    """Check every gating row against the slowdowns. `restricted` (--suite/--filter): a slowed
+    """Check every row against the slowdowns. A slowed benchmark is caught when any of its
+    series is regressed (its wall time, or the instructions or CPU time beside it); its other
+    series are listed for their measured change. `restricted` (--suite/--filter): a slowed
     benchmark the gate did not measure is noted, not failed."""
     lines: list[Line] = []
     unslowed = 0
     matched: set[str] = set()
-    for row in (r for r in outcome.rows if r.gates):
+    regressed = {split_key(r.name)[0] for r in outcome.regressions}
+    improved = {split_key(r.name)[0] for r in outcome.improvements}
+    for row in outcome.rows:
         name = split_key(row.name)[0]
         slow = next((s for s in slows if fnmatch.fnmatchcase(name, s.glob)), None)
         if slow is None:
-            unslowed += 1
+            unslowed += row.primary
             if row.verdict == REGRESSED:
                 lines.append(_line(row, None, ok=False, note="not slowed, yet regressed"))
             continue
         matched.add(slow.glob)
-        line = _line(row, slow.loss, ok=True)
-        if line.required and row.verdict != REGRESSED:
-            line = _line(row, slow.loss, ok=False, note=f"a loss ≥ {REQUIRED:.0%} not flagged")
+        caught = name in regressed
+        if not row.primary:
+            lines.append(_line(row, slow, ok=True, caught=caught, note="second series"))
+            continue
+        line = _line(row, slow, ok=True, caught=caught)
+        if line.required and not caught:
+            line = _line(row, slow, ok=False, note=f"a loss ≥ {REQUIRED:.0%} not flagged")
+        elif name in improved and line.change <= -REQUIRED:
+            line = _line(row, slow, ok=False, caught=caught, note="shown improved, yet lost")
         lines.append(line)
     for s in slows:
         if s.glob not in matched:
             note = "not measured" + (" (--suite/--filter)" if restricted else ": renamed?")
             nan = math.nan
-            lines.append(Line(s.glob, s.loss, nan, nan, nan, None, ok=restricted, note=note))
+            lines.append(
+                Line(s.glob, s.loss, nan, nan, nan, None, ok=restricted, note=note, kind=s.wait)
+            )
     broken = [f"{f.suite} failed to {f.what} on the {f.side} side" for f in outcome.suite_failures]
     broken += [f"{n} failed on {side}" for side, errs in outcome.failed.items() for n in errs]
     if gate_exit == EXIT_BENCHMARK_FAILED and not broken:
@@ -134,7 +149,10 @@ def judge(
     return Report(base, head, lines, unslowed, gate_exit, broken)
 
 
-def _line(row: Row, loss: float | None, *, ok: bool, note: str = "") -> Line:
+def _line(row: Row, slow: Slow | None, *, ok: bool, caught: bool = False, note: str = "") -> Line:
     ends = sorted((throughput(row.lo, row.direction), throughput(row.hi, row.direction)))
     change = throughput(row.change, row.direction)
-    return Line(row.name, loss, change, ends[0], ends[1], row.verdict, ok, note)
+    loss, kind = (slow.loss, slow.wait) if slow else (None, "")
+    return Line(
+        row.name, loss, change, ends[0], ends[1], row.verdict, ok, note, kind, row.primary, caught
+    )

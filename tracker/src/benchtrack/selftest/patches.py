@@ -36,6 +36,9 @@ TOKEN_RE = re.compile(r"@D(\d+)@")
 class Slow:
     glob: str  # benchmark names as the gate reports them (fnmatch)
     loss: float  # designed throughput loss: at least this fraction
+    # The other kind (WAIT_PATCHES): what the change does, where it adds no instructions to
+    # speak of; "" for more work per element (PATCHES), which the counts see too.
+    wait: str = ""
 
 
 @dataclass(frozen=True)
@@ -324,3 +327,178 @@ PATCHES: tuple[Patch, ...] = (
         ),
     ),
 )
+
+
+# --- The other kind: slowdowns that add no instructions (or hardly any) -------------------------
+# What users lose most often in concurrent code, and what instruction counts cannot see: a
+# blocking call in async code, a syscall per call, an fsync per write, a contended lock, lost
+# parallelism, a cache-hostile memory layout. Each is a real, realistic change; its size is not
+# designed, only its kind, so each is declared at least 10% (`WAIT_LOSS`: the loss the gate must
+# catch) and the self-test prints the wall-time and instruction changes the gate measured.
+WAIT_LOSS = 0.10
+
+TASKS_BLOCKING = (
+    (
+        """\
+    group.bench_function("joinset", |b| {
+        b.to_async(&rt)
+            .iter(|| async { check(N, tasks::joinset(N, work).await) })
+    });
+""",
+        """\
+    // gate-selftest: each task blocks its worker thread (std::thread::sleep in async code)
+    // instead of awaiting tokio's timer: fewer instructions, a starved executor
+    let blocking = |id| async move {
+        std::thread::sleep(D);
+        id
+    };
+    group.bench_function("joinset", |b| {
+        b.to_async(&rt)
+            .iter(|| async { check(N, tasks::joinset(N, blocking).await) })
+    });
+""",
+    ),
+)
+
+WALK_SYSCALL = (
+    (
+        """\
+        // file_type() comes from the directory entry itself and does not follow symlinks.
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            out.push(path.display().to_string());
+            std_dir(&path, out)?;""",
+        """\
+        // gate-selftest: an lstat syscall per entry where the directory entry already says
+        // what it is (kernel time, a few instructions)
+        let kind = std::fs::symlink_metadata(&path)?.file_type();
+        if kind.is_dir() {
+            out.push(path.display().to_string());
+            std_dir(&path, out)?;""",
+    ),
+)
+
+WALK_POOL_OF_ONE = (
+    (
+        """\
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+""",
+        """\
+    // gate-selftest: a pool of one thread: the parallel walk runs serially (lost parallelism)
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+""",
+    ),
+)
+
+FANOUT_LOCK_AND_LAYOUT = (
+    (
+        """\
+    let quote = |r: std::ops::Range<usize>| quote_bulk(&lines[r]);
+""",
+        """\
+    let quote = |r: std::ops::Range<usize>| quote_bulk(&lines[r]);
+    // gate-selftest: the workers take one shared lock around each bulk's work (contention)
+    let lock = std::sync::Mutex::new(());
+    let locked = |r: std::ops::Range<usize>| {
+        let _held = lock.lock().expect("the quote lock");
+        quote_bulk(&lines[r])
+    };
+    // gate-selftest: the same lines, each in a 64 KiB allocation of its own: the same
+    // instructions over a layout the caches and the TLB cannot hold (cache-hostile order)
+    let scattered: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let mut s = String::with_capacity(1 << 16);
+            s.push_str(l);
+            s
+        })
+        .collect();
+    let scattered_quote = |r: std::ops::Range<usize>| quote_bulk(&scattered[r]);
+""",
+    ),
+    (
+        """\
+                    total(unordered(bulks(LINES, bulk), threads, quote)),
+""",
+        """\
+                    total(unordered(bulks(LINES, bulk), threads, locked)),
+""",
+    ),
+    (
+        """\
+                    total(chanchan(bulks(LINES, bulk), threads, threads, quote)),
+""",
+        """\
+                    total(chanchan(bulks(LINES, bulk), threads, threads, scattered_quote)),
+""",
+    ),
+)
+
+FILEIO_FSYNC = (
+    (
+        """\
+import functools
+""",
+        """\
+import functools
+import os
+""",
+    ),
+    (
+        """\
+VARIANTS = {
+    "sequential": fileio.write_files,
+""",
+        """\
+def _write_files_synced(paths, data):
+    \"\"\"gate-selftest: an fsync after each write (disk and kernel time, no more instructions
+    to count; a no-op on tmpfs, so only the disk-backed `tmp` is slowed).\"\"\"
+    written = []
+    for path in paths:
+        with path.open("wb") as f:
+            written.append(f.write(data))
+            f.flush()
+            os.fsync(f.fileno())
+    return written
+
+
+VARIANTS = {
+    "sequential": _write_files_synced,
+""",
+    ),
+)
+
+WAIT_PATCHES: tuple[Patch, ...] = (
+    Patch(
+        "rust/patterns/benches/tasks.rs",
+        TASKS_BLOCKING,
+        (Slow("rust/tasks/joinset", WAIT_LOSS, "a blocking call in async code"),),
+    ),
+    Patch(
+        "rust/patterns/src/walk.rs",
+        WALK_SYSCALL,
+        (Slow("rust/walk/std_sync", WAIT_LOSS, "a syscall per entry"),),
+    ),
+    Patch(
+        "rust/patterns/benches/walk.rs",
+        WALK_POOL_OF_ONE,
+        (Slow("rust/walk/rayon", WAIT_LOSS, "lost parallelism: a pool of one"),),
+    ),
+    Patch(
+        "rust/patterns/benches/fanout.rs",
+        FANOUT_LOCK_AND_LAYOUT,
+        (
+            Slow("rust/fanout/unordered_quote/*", WAIT_LOSS, "a contended lock"),
+            Slow("rust/fanout/chanchan_quote/*", WAIT_LOSS, "a cache-hostile memory layout"),
+        ),
+    ),
+    Patch(
+        "python/benchmarks/bench_fileio.py",
+        FILEIO_FSYNC,
+        (Slow("python/fileio/sequential/tmp", WAIT_LOSS, "an fsync per write"),),
+    ),
+)
+
+KINDS = {"work": PATCHES, "wait": WAIT_PATCHES}

@@ -16,6 +16,8 @@ HEADERS = ("benchmark", "slowdown", "measured change", "interval", "verdict", "o
 
 def cells(line: Line) -> tuple[str, ...]:
     loss = "—" if line.loss is None else f"−{line.loss:.0%}" + ("" if line.required else " (info)")
+    if line.kind and line.loss is not None:
+        loss = f"{line.kind} (≥ {line.loss:.0%})" if line.primary else "(its second series)"
     measured = math.isfinite(line.change)
     interval = f"[{pct(line.lo)}, {pct(line.hi)}]" if measured else "—"
     verdict = MARK.get(line.verdict or "", "not measured")
@@ -31,7 +33,7 @@ def summary(report: Report) -> str:
     else:
         state = "❌ failed"
     slowed = [line for line in report.lines if line.loss is not None]
-    caught = sum(line.required and line.verdict == "regressed" for line in slowed)
+    caught = sum(line.required and line.caught for line in slowed)
     required = sum(line.required for line in slowed)
     false = sum(line.loss is None for line in report.lines)
     return (
@@ -64,14 +66,13 @@ def markdown(report: Report) -> str:
 
 
 def patch_table(patches: tuple[Patch, ...], console: Console) -> None:
-    """What the branch changes: file, benchmarks, designed loss, the extra work factor."""
+    """What the branch changes: file, benchmarks, designed loss, what the change does."""
     table = Table(title="gate-selftest patches", title_justify="left")
-    for h in ("file", "benchmarks", "slowdown", "extra work per element"):
+    for h in ("file", "benchmarks", "slowdown", "the change"):
         table.add_column(h)
     for p in patches:
         for i, s in enumerate(p.slows):
             k = divisor(s.loss)
-            table.add_row(
-                p.path if i == 0 else "", s.glob, f"≥ {s.loss:.0%}", f"1/{k} (+{1 / k:.1%})"
-            )
+            what = s.wait or f"1/{k} (+{1 / k:.1%}) more work per element"
+            table.add_row(p.path if i == 0 else "", s.glob, f"≥ {s.loss:.0%}", what)
     console.print(table)
