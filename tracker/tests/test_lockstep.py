@@ -29,6 +29,7 @@ import pytest
 from benchtrack.errors import BadInput
 from benchtrack.gate import aa, lockstep, rounds
 from benchtrack.gate.config import Suite, parse
+from benchtrack.gate.processes import Freezer, stop_group
 from benchtrack.gate.rounds import (
     Meta,
     Rounds,
@@ -567,7 +568,8 @@ def _worker_suite(tmp_path: Path, base: list[dict], head: list[dict], **specs) -
             json.dumps({"side": side, "benchmarks": benches, **extra})
         )
     command = shlex.join([sys.executable, str(script)]) + f' "{tmp_path}/$GATE_SIDE.json"'
-    return Suite("ls", command, "lockstep", "", pairs=5, pair_seconds=0.2, timeout=60)
+    cpus = specs.get("cpus", "one")
+    return Suite("ls", command, "lockstep", "", pairs=5, pair_seconds=0.2, timeout=60, cpus=cpus)
 
 
 def test_interleave_pairs_a_lockstep_suite_round_by_round(tmp_path: Path) -> None:
@@ -611,13 +613,16 @@ log, side = sys.argv[1], os.environ["GATE_SIDE"]
 start = time.monotonic()
 status = open("/proc/self/status").read().splitlines()
 cpus = next(l.split(":")[1].strip() for l in status if l.startswith("Cpus_allowed_list"))
-time.sleep(0.7)  # a count takes a while
+ticks = []
+for _ in range(70):  # a count takes a while; when it ran is logged
+    ticks.append(time.monotonic())
+    time.sleep(0.01)
 os.makedirs("out", exist_ok=True)
 json.dump({"schema": "benchtrack.perl/1", "benchmarks": [
     {"name": "perl/c/n", "unit": "items/s", "samples": [100.0] * 5}]}, open("out/perl.json", "w"))
 with open(log, "a") as f:
     run = {"side": side, "cpus": cpus, "start": start, "end": time.monotonic(),
-           "threads": os.environ.get("BENCH_THREADS")}
+           "threads": os.environ.get("BENCH_THREADS"), "ticks": ticks}
     f.write(json.dumps(run) + "\n")
 """
 
@@ -635,8 +640,9 @@ def _interleave_with_counts(
     cpus: str | None,
     crowded_at: float = math.inf,
     after_first_round: Callable[[], None] = lambda: None,
+    placement: str = "one",
 ):
-    suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")])
+    suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")], cpus=placement)
     counted, log = _counted_suite(tmp_path)
     rounds_done: list[float] = []  # when each lockstep round was recorded
     failures: list = []
@@ -684,6 +690,57 @@ def test_counts_run_beside_the_lockstep_rounds_on_the_cpu_it_leaves(tmp_path: Pa
     one_by_one = all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
     assert one_by_one or "," in str(spare_cpus(None))
     assert spans[0][0] < rounds_done[-1] and spans[-1][1] > rounds_done[0]
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs a CPU that lockstep leaves")
+def test_counts_pause_while_a_full_size_suite_steps(tmp_path: Path) -> None:
+    # A full-size lockstep suite steps with every CPU of the job: the counts beside the rounds
+    # are stopped where they stand while it runs (SIGSTOP) and go on after it.
+    (tmp_path / "worker.py").write_text(WORKER)
+    slow = [bench(f"t/{i}", work=4 * WORK) for i in range(6)]
+    suite = _worker_suite(tmp_path, slow, slow, cpus="all")
+    counted, log = _counted_suite(tmp_path)
+    ends: list[float] = []  # when the full-size suite's rounds were recorded
+    data = interleave(
+        [suite, counted],
+        _sides(tmp_path),
+        looks=[3],
+        pins={},
+        name_filter=None,
+        cpus=None,
+        logs=tmp_path / "logs",
+        stop_when=lambda _: True,
+        progress=lambda m: ends.append(time.monotonic()) if " ls base" in m else None,
+        failures=[],
+    )
+    ls = [(end - took, end) for end, took in zip(ends, data.run_seconds["ls"][::2], strict=True)]
+    ticks = [t for line in log.read_text().splitlines() for t in json.loads(line)["ticks"]]
+    assert len(ticks) == 6 * 70 and data.count == 3
+    # No count ran while the full-size suite stepped (a tick's 10 ms sleep may straddle an
+    # edge by a scheduling quantum, hence the margin).
+    inside = [t for t in ticks for a, b in ls if a + 0.05 < t < b - 0.05]
+    assert inside == [], (inside[:5], ls)
+
+
+def test_a_freezer_stops_and_continues_what_it_started(tmp_path: Path) -> None:
+    freezer = Freezer()
+    out = tmp_path / "ticks"
+    tick = "import time,sys\nwhile True:\n print(time.monotonic(), flush=True); time.sleep(0.01)"
+    proc = freezer.popen([sys.executable, "-c", tick], stdout=out.open("w"))
+    try:
+        time.sleep(0.3)
+        with freezer.paused():
+            time.sleep(0.05)  # let the last tick land
+            paused_from = time.monotonic()
+            time.sleep(0.4)
+            paused_to = time.monotonic()
+        time.sleep(0.3)
+    finally:
+        stop_group(proc)
+        freezer.forget(proc)
+    ticks = [float(x) for x in out.read_text().split()]
+    assert any(t < paused_from for t in ticks) and any(t > paused_to for t in ticks)
+    assert not [t for t in ticks if paused_from < t < paused_to]
 
 
 @contextlib.contextmanager

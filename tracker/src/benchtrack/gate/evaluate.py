@@ -103,8 +103,9 @@ class Evaluation:
     def max_spread(self, d: float = GOAL_LOSS, power: float = GOAL_DETECT) -> np.ndarray:
         """The largest round-to-round spread at which a loss d is still detected with `power`
         by the last look (normal approximation of the mean; per-benchmark thresholds)."""
-        m, n = len(self.data.names), self.rounds
+        m = v.tested(len(self.data.names), exact_series(self.data.names))
         level = v.per_look_alpha(self.alpha / self.jobs, m, len(self.looks))
+        n = self.rounds
         t = special.stdtrit(n - 1, 1 - level)
         gap = np.log1p(-self.thresholds[self.benches.primary]) - math.log1p(-d)
         return np.maximum(gap, 0) * math.sqrt(n) / (t + special.ndtri(power))

@@ -192,8 +192,8 @@ def analyse(data: Rounds, cfg: GateConfig, looks: list[int]) -> Outcome:
         g = v.goodness(b, h, bigger)
         # Family-wise control over every series (each can fail the PR), the looks, and the
         # runner-size jobs CI runs for this PR (each job gated at alpha / jobs).
-        level = v.per_look_alpha(cfg.alpha / cfg.jobs, len(names), len(looks))
         exact = exact_series(names)
+        level = v.per_look_alpha(cfg.alpha / cfg.jobs, v.tested(len(names), exact), len(looks))
         iv = v.interval(g, level, exact)
         worse, better = v.band(thresholds)
         codes = v.decide(iv, worse, better)

@@ -129,6 +129,12 @@ def per_look_alpha(alpha: float, m: int, looks: int) -> float:
     return alpha / max(m, 1) / max(looks, 1)
 
 
+def tested(m: int, exact: np.ndarray | None) -> int:
+    """How many of `m` series share alpha: all but the exact ones (instruction counts), which
+    are judged by their rounds' range, not by a t interval at a level (`interval`)."""
+    return m - (int(np.sum(exact)) if exact is not None else 0)
+
+
 def sequential(
     g: np.ndarray,
     threshold: np.ndarray | float,
@@ -145,8 +151,7 @@ def sequential(
     their values. Returns (codes (..., m), rounds used (...), the intervals at the stopping
     look).
     """
-    m = g.shape[-2]
-    a = per_look_alpha(alpha, m, len(looks))
+    a = per_look_alpha(alpha, tested(g.shape[-2], exact), len(looks))
     worse, better = band(threshold)
     codes = ivs = stop = None
     for k, rounds in enumerate(looks):
