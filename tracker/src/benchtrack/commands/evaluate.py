@@ -51,6 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the builds' seconds in the budget (default: each recording's own)",
     )
     p.add_argument("--no-adaptive", action="store_true")
+    p.add_argument(
+        "--one-stage", action="store_true", help="leave out [gate.confirm]: the screening alone"
+    )
     flags.add_markdown(p, "the table")
     flags.add_json(p, "the evaluation (not the table)")
 
@@ -91,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
             jobs=args.jobs or cfg.jobs,
             budget=budget,
             build_seconds=args.build_seconds,
+            confirm=None if args.one_stage else cfg.confirm,
         )
         result.notes = [cfg.note_for(n) for n in result.benches.names]
         results.append(result)

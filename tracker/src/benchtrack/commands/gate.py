@@ -13,7 +13,7 @@ from rich.console import Console
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_dir
-from benchtrack.gate import config, render, skip, worktree
+from benchtrack.gate import config, confirm, render, skip, worktree
 from benchtrack.gate.outcome import Outcome, analyse
 from benchtrack.gate.rounds import interleave, toolchain_pins
 from benchtrack.report import terminal
@@ -94,38 +94,50 @@ def run(args: argparse.Namespace) -> int:
     logs = root / "target" / "gate" / "logs"
     made: list[worktree.Checkout] = []  # inside the try: a cancel while adding head removes base
     failures: list = []
+    budget = None if args.no_adaptive or not minutes else minutes * 60
+    # Screen, then confirm (gate/confirm.py): each stage spends half of alpha; one stage, all.
+    share = cfg.alpha * confirm.SHARE if cfg.confirm else None
+    second: dict = {}
     try:
         made.append(worktree.checkout(root, "base", args.base, base_sha, base_subject))
         made.append(worktree.checkout(root, "head", args.head, head_sha, head_subject))
         sides = (made[0], made[1])
+        pins = toolchain_pins(sides[1].path)
         data = interleave(
             suites,
             sides,
             looks=looks,
-            pins=toolchain_pins(sides[1].path),
+            pins=pins,
             name_filter=args.filter,
             cpus=cpus,
             logs=logs,
-            stop_when=lambda d: analyse(d, cfg, looks).can_stop,
+            stop_when=lambda d: analyse(d, cfg, looks, alpha=share).can_stop,
             progress=say,
             failures=failures,
-            budget=None if args.no_adaptive or not minutes else minutes * 60,
+            budget=budget,
         )
+        outcome = analyse(data, cfg, looks, alpha=share)
+        picked = confirm.candidates(outcome, cfg.confirm) if cfg.confirm else []
+        if picked and cfg.confirm:
+            left = None if budget is None else max(budget - data.seconds, 0.0)
+            second = _confirm(cfg, picked, suites, sides, pins, cpus, logs, say, failures, left)
+            second["screened_seconds"] = data.seconds
+            outcome = confirm.merge(outcome, second.pop("outcome"), picked)
     finally:
         if not args.keep_worktrees:
             for co in made:
                 worktree.remove(root, co)
-    outcome = analyse(data, cfg, looks)
     outcome.suite_failures = failures
     outcome.looks = looks
     outcome.meta = {
         **refs,
         "suites": [s.name for s in suites],
         "rounds": data.count,
-        "seconds": data.seconds,
+        "seconds": data.seconds + second.get("seconds", 0.0),
         "minutes": minutes,
         "stopped_by_budget": data.stopped_by_budget,
         "counts_inside_from": data.counts_inside_from,
+        "confirm": second or None,
         "neighbour_cpus": data.neighbour,
         "threshold": cfg.threshold,
         "jobs": cfg.jobs,
@@ -133,6 +145,40 @@ def run(args: argparse.Namespace) -> int:
         "cpus": cpus,
     }
     return _report(args, outcome, outcome.to_dict(data), out_dir, say, f"; logs in {logs}")
+
+
+def _confirm(cfg, picked, suites, sides, pins, cpus, logs, say, failures, budget) -> dict:
+    """The confirmation's rounds of the screening's candidates (gate/confirm.py), within what is
+    left of the time budget; its outcome and what it did, for gate.json."""
+    plan = cfg.confirm
+    looks = plan.look_schedule()
+    keys = {r.name for r in picked}
+    share = cfg.alpha * confirm.SHARE
+    say(f"confirming {len(picked)} candidate(s): {', '.join(sorted(keys))}")
+    data = interleave(
+        confirm.suites_for(picked, suites),
+        sides,
+        looks=looks,
+        pins=pins,
+        name_filter=confirm.name_filter(picked),
+        exact_filter=True,
+        builds=False,
+        cpus=cpus,
+        logs=logs / "confirm",
+        stop_when=lambda d: analyse(d, cfg, looks, alpha=share, keys=keys).can_stop,
+        progress=say,
+        failures=failures,
+        budget=budget,
+    )
+    outcome = analyse(data, cfg, looks, alpha=share, keys=keys)
+    return {
+        "outcome": outcome,
+        "candidates": sorted(keys),
+        "rounds": data.count,
+        "seconds": data.seconds,
+        "stopped_by_budget": data.stopped_by_budget,
+        "n_looks": len(looks),
+    }
 
 
 def _report(

@@ -18,6 +18,7 @@ import orjson
 
 from benchtrack.errors import BadInput
 from benchtrack.gate.lockstep import paired_values
+from benchtrack.gate.replay import Costs
 from benchtrack.gate.rounds import Rounds
 from benchtrack.result import parse_json
 
@@ -44,6 +45,7 @@ def to_dict(data: Rounds, meta: dict[str, Any]) -> dict[str, Any]:
         "build_seconds": round(data.build_seconds, 1),
         "round_seconds": [round(x, 2) for x in data.round_seconds],
         "run_seconds": {k: [round(x, 2) for x in v] for k, v in data.run_seconds.items()},
+        "bench_seconds": data.bench_seconds,
         # Where the counts ran: beside the rounds (null) or inside them from this count round.
         "counts_inside_from": data.counts_inside_from,
         "neighbour_cpus": data.neighbour,
@@ -91,6 +93,35 @@ class AAData:
         if isinstance(recorded, list) and len(recorded) >= self.rounds:
             return np.array(recorded[: self.rounds], dtype=float)
         return np.full(self.rounds, self.gate_seconds(1))
+
+    def confirm_costs(self) -> Costs:
+        """What a confirmation round of some of this recording's series takes (replay.Costs):
+        each series' benchmark's median seconds a round (its warm-up and pairs, recorded as
+        `bench_seconds`; the `(cpu)` series shares its benchmark's steps), and each suite's
+        median seconds beyond its benchmarks' (its workers' start; a whole-suite run's two
+        sides). A recording without `bench_seconds` spreads each suite's round evenly."""
+        spent = self.doc.get("bench_seconds") or {}
+        runs = self.doc.get("run_seconds", {})
+        suites = sorted(set(self.suites))
+        series = np.zeros(len(self.names))
+        for i, name in enumerate(self.names):
+            own = spent.get(name) or spent.get(name.removesuffix(" (cpu)")) or []
+            known = [x for x in own if x is not None]
+            series[i] = float(np.median(known)) if known else 0.0
+        overhead = np.zeros(len(suites))
+        for j, suite in enumerate(suites):
+            mine = [i for i, s in enumerate(self.suites) if s == suite]
+            paired = bool(self.doc.get("benchmarks", {}).get(self.names[mine[0]], {}).get("paired"))
+            run = runs.get(suite, [])
+            sides = zip(run[::2], run[1::2], strict=False)  # base, head: one after the other
+            per_round = run[::2] if paired else [a + b for a, b in sides]
+            whole = float(np.median(per_round)) if per_round else 0.0
+            own_sum = float(np.sum(series[mine]))
+            if own_sum == 0.0:  # nothing per benchmark: spread the round over them
+                series[mine] = whole / len(mine)
+                own_sum = whole
+            overhead[j] = max(whole - own_sum, 0.0)
+        return Costs(series, np.array([suites.index(s) for s in self.suites]), overhead)
 
     def build_seconds(self) -> float:
         """Seconds from the recording's start to its first round (0 when not recorded)."""

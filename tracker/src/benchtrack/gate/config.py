@@ -125,6 +125,19 @@ def split_key(key: str) -> tuple[str, str]:
 
 
 @dataclass(frozen=True)
+class Confirm:
+    """`[gate.confirm]`: the confirmation stage (gate/confirm.py): its most rounds, its looks,
+    and the most candidates it measures."""
+
+    rounds: int = 16
+    looks: tuple[int, ...] = (8,)
+    most: int = 10
+
+    def look_schedule(self) -> list[int]:
+        return [*sorted({k for k in self.looks if k < self.rounds}), self.rounds]
+
+
+@dataclass(frozen=True)
 class GateConfig:
     source: str
     threshold: float = 0.05
@@ -138,6 +151,8 @@ class GateConfig:
     # The runner-size jobs CI runs for one PR (.github/bench-runners.toml): each job is gated at
     # alpha / jobs, so the PR's whole check keeps its false-fail probability <= alpha.
     jobs: int = 1
+    # Screen, then confirm (gate/confirm.py); None: one stage, as [gate] rounds and looks say.
+    confirm: Confirm | None = None
     notes: dict[str, str] = field(default_factory=dict)  # glob -> why it is hard to resolve
     skip_paths: tuple[str, ...] = skip.DEFAULT  # gitignore-style globs that cannot affect timing
 
@@ -178,7 +193,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         gate,
         "gate",
         {"threshold", "alpha", "rounds", "looks", "minutes", "suites", "thresholds", "jobs"}
-        | {"notes", "skip_paths", "gating"},
+        | {"notes", "skip_paths", "gating", "confirm"},
     )
     if "gating" in gate:
         raise BadInput(
@@ -269,7 +284,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
     cfg = GateConfig(
         source, threshold, alpha, rounds, looks, minutes, default, thresholds, suites, jobs, notes
     )
-    cfg = replace(cfg, skip_paths=skips)
+    cfg = replace(cfg, skip_paths=skips, confirm=_confirm(v, gate.get("confirm")))
     cfg.select(None)  # validates gate.suites against the tables
     return cfg
 
@@ -279,6 +294,20 @@ def _from_bench(b: bench_suites.BenchSuite) -> Suite:
     env = dict(b.env, **({"BENCH_PROFILE": b.profile} if b.profile else {}))
     series = COUNTED if b.companion else "time"
     return Suite(b.name, b.command, b.adapter, b.raw, b.build, env, series=series)
+
+
+def _confirm(v: _V, x: Any) -> Confirm | None:
+    if x is None:
+        return None
+    t = v.table(x, "gate.confirm")
+    v.known(t, "gate.confirm", {"rounds", "looks", "most"})
+    rounds = v.integer(t.get("rounds", Confirm.rounds), "gate.confirm.rounds", 3)
+    looks = tuple(
+        v.integer(k, f"gate.confirm.looks[{i}]", 3)
+        for i, k in enumerate(v.array(t.get("looks", list(Confirm.looks)), "gate.confirm.looks"))
+    )
+    most = v.integer(t.get("most", Confirm.most), "gate.confirm.most", 1)
+    return Confirm(rounds, looks, most)
 
 
 PLACEMENTS = ("all", "one")

@@ -33,8 +33,9 @@ from benchtrack.errors import BadInput
 from benchtrack.gate import ghrule
 from benchtrack.gate import verdict as v
 from benchtrack.gate.aa import AAData
-from benchtrack.gate.config import split_key
+from benchtrack.gate.config import Confirm, split_key
 from benchtrack.gate.outcome import exact_series
+from benchtrack.gate.replay import Costs, Decided, budget_limit, two_stages
 
 LOSSES = (0.02, 0.05, 0.10, 0.20)
 ACTION_THRESHOLDS = (1.1, 1.5, 2.0)
@@ -92,6 +93,7 @@ class Evaluation:
     rounds_per_part: list[int] = field(default_factory=list)
     matched: list[Method] = field(default_factory=list)  # the gate at the action rule's rates
     notes: list[str] = field(default_factory=list)  # per benchmark: `[gate.notes]`, or ""
+    stages: str = ""  # the confirmation under A/A, in words ("" for a one-stage gate)
 
     @property
     def gate(self) -> Method:
@@ -116,26 +118,6 @@ def windows(rounds: int, n: int, prs: int, rng: np.random.Generator):
     return starts[:, None] + np.arange(n)[None, :], rng.random((prs, n)) < 0.5
 
 
-def budget_limit(
-    times: np.ndarray, looks: list[int], budget: float | None, build: float
-) -> np.ndarray:
-    """Per pseudo-PR, the index of the last look the time budget lets the gate reach.
-
-    `times` (P, n): each window's round seconds. As the gate does (gate/rounds.py), at each
-    look but the last it stops when the next look, at the pace of the rounds so far, would end
-    after the budget (builds included)."""
-    last = len(looks) - 1
-    limit = np.full(times.shape[0], last)
-    if budget is None:
-        return limit
-    cum = np.cumsum(times, axis=1)
-    for i, k in enumerate(looks[:-1]):
-        spent = cum[:, k - 1]
-        over = build + spent + spent / k * (looks[i + 1] - k) > budget
-        limit = np.where((limit == last) & over, i, limit)
-    return limit
-
-
 def evaluate(
     data: AAData | list[AAData],
     *,
@@ -148,8 +130,15 @@ def evaluate(
     jobs: int = 1,
     budget: float | None = None,
     build_seconds: float | None = None,
+    confirm: Confirm | None = None,
 ) -> Evaluation:
-    """One recording (its parts drawn as one PR). `thresholds` per series of the parts."""
+    """One recording (its parts drawn as one PR). `thresholds` per series of the parts.
+
+    With `confirm` (screen, then confirm: gate/confirm.py), each pseudo-PR's screening rounds
+    and its confirmation rounds are disjoint random subsets of the first part's rounds (under
+    A/A they are exchangeable; each round's labels are flipped at random): the confirmation's
+    rounds are new ones, as in the gate. The recording needs the screening's rounds plus at
+    least 3."""
     parts = data if isinstance(data, list) else [data]
     n = min(looks[-1], max(d.rounds for d in parts))
     looks = [k for k in looks if k < n] + [n]
@@ -158,11 +147,27 @@ def evaluate(
     # each gives its own window per pseudo-PR, NaN-padded when it has fewer rounds than n.
     bases, heads, costs_b, costs_h = [], [], [], []
     times = None
+    confirm_g: list[np.ndarray] = []  # each part's confirmation rounds (the first part's only)
+    n2 = 0
     for d in parts:
         k = min(n, d.rounds)
         if k < v.MIN_ROUNDS:
             raise BadInput(d.source, "rounds", f"at least {v.MIN_ROUNDS} recorded rounds", d.rounds)
-        idx, flip = windows(d.rounds, k, prs, rng)
+        if confirm is not None and times is None:
+            n2 = min(confirm.rounds, d.rounds - k)
+            if n2 < v.MIN_ROUNDS:
+                expected = (
+                    f"at least {k + v.MIN_ROUNDS} recorded rounds (screening and confirmation)"
+                )
+                raise BadInput(d.source, "rounds", expected, d.rounds)
+            order = rng.permuted(np.tile(np.arange(d.rounds), (prs, 1)), axis=1)
+            idx, idx2 = np.sort(order[:, :k], axis=1), np.sort(order[:, k : k + n2], axis=1)
+            flip = rng.random((prs, k)) < 0.5
+            confirm_g.append(_goodness(d, idx2, rng.random((prs, n2)) < 0.5))
+        else:
+            idx, flip = windows(d.rounds, k, prs, rng)
+            if confirm is not None:  # not confirmed (the counts): nothing to confirm with
+                confirm_g.append(np.full((prs, len(d.names), n2), np.nan))
         if times is None:  # the first part (the most rounds) paces the gate
             times = np.pad(d.round_times()[idx], ((0, 0), (0, n - k)), mode="edge")
         fl, pad = flip[:, None, :], ((0, 0), (0, 0), (0, n - k))
@@ -194,9 +199,32 @@ def evaluate(
     limit = budget_limit(times, looks, budget, build)
     exact = exact_series(merged.names)
     a_job = alpha / jobs
-    gate_ff, gate_detect, stop = _gate(g, thresholds, a_job, looks, losses, exact, benches, limit)
+    seconds = None
+    if confirm is None:
+        gate_ff, gate_detect, stop = _gate(
+            g, thresholds, a_job, looks, losses, exact, benches, limit
+        )
+    else:
+        stages = Stages(
+            np.concatenate(confirm_g, axis=1), confirm, times, build, budget, _costs(parts)
+        )
+        gate_ff, gate_detect, decided = stages.gate(
+            g, thresholds, a_job, looks, losses, exact, benches
+        )
+        stop = decided.screen_rounds
+        seconds = decided.confirm_seconds
+        stages_note = (
+            f"screen, then confirm (≤{confirm.rounds} rounds, looks "
+            f"{'/'.join(map(str, confirm.look_schedule()))}, ≤{confirm.most} candidates, "
+            f"{n2} recorded rounds to draw from): under A/A a PR sends "
+            f"{float(np.mean(decided.candidates)):.1f} candidates on average (most "
+            f"{int(np.max(decided.candidates))}) to "
+            f"{_mean_where(decided.confirm_rounds, decided.candidates > 0):.1f} confirmation "
+            "rounds"
+        )
     stop_index = np.searchsorted(looks, stop)
-    seconds = build + np.take_along_axis(np.cumsum(times, axis=1), stop[:, None] - 1, 1)[:, 0]
+    spent = np.take_along_axis(np.cumsum(times, axis=1), stop[:, None] - 1, 1)[:, 0]
+    seconds = build + spent + (0.0 if seconds is None else seconds)
     primary = benches.primary
     spread = np.concatenate(
         [np.std(np.log(p.values["head"]) - np.log(p.values["base"]), axis=1, ddof=1) for p in parts]
@@ -218,6 +246,7 @@ def evaluate(
         float(np.mean((limit < len(looks) - 1) & (stop_index == limit))),
     )
     ev.rounds_per_part = [min(n, p.rounds) for p in parts]
+    ev.stages = "" if confirm is None else stages_note
     budget_note = f", {budget / 60:g}-min budget" if budget else ""
     label = (
         f"benchtrack gate (δ {_pct_list(thresholds)}, α {alpha * 100:g}% over {jobs} job"
@@ -242,7 +271,8 @@ def evaluate(
             Method(f"github-action-benchmark alert {thr * 100:.0f}%", min(1.0, ff * jobs), det)
         )
         # The gate calibrated to this rule's false-fail rate: detection at equal false-fail
-        if 0.01 < ff < 1:
+        # (of the one-stage gate: the calibration searches alpha on the screening alone)
+        if 0.01 < ff < 1 and confirm is None:
             a_eq = _calibrate(g, thresholds, ff, looks, exact, limit)
             g_ff, g_det, g_stop = _gate(g, thresholds, a_eq, looks, losses, exact, benches, limit)
             note = f"mean {float(np.mean(g_stop)):.1f} rounds"
@@ -288,6 +318,75 @@ def _gate(
             hits += np.sum(np.any(flagged, axis=-1), axis=0)
         detect[d] = hits / prs
     return ff, detect, stop
+
+
+def _mean_where(x: np.ndarray, where: np.ndarray) -> float:
+    return float(np.mean(x[where])) if np.any(where) else 0.0
+
+
+def _goodness(d: AAData, idx: np.ndarray, flip: np.ndarray) -> np.ndarray:
+    """(P, m, k): the log-ratios of rounds `idx` (P, k) of `d`, each signed so that > 0 is
+    better, their labels swapped where `flip`."""
+    lr = np.log(d.values["head"][:, idx]) - np.log(d.values["base"][:, idx])  # (m, P, k)
+    lr = np.where(flip[None], -lr, lr).transpose(1, 0, 2)
+    return np.where(d.bigger[None, :, None], lr, -lr)
+
+
+def _costs(parts: list[AAData]) -> Costs:
+    """A confirmation round's costs for every series of `parts` (only the first part's can be
+    candidates: the others are counts)."""
+    first = parts[0].confirm_costs()
+    rest = sum(len(p.names) for p in parts[1:])
+    return Costs(
+        np.concatenate([first.series, np.zeros(rest)]),
+        np.concatenate([first.suite, np.zeros(rest, dtype=int)]),
+        first.overhead,
+    )
+
+
+@dataclass(frozen=True)
+class Stages:
+    """The two-stage gate (screen, then confirm) on every pseudo-PR: `g2` (P, m, n2) holds
+    the confirmation's rounds, `times` (P, n1) the screening's round seconds."""
+
+    g2: np.ndarray
+    plan: Confirm
+    times: np.ndarray
+    build: float
+    budget: float | None
+    costs: Costs
+
+    def decide(
+        self, g1, g2, thresholds, alpha, looks, exact, times: np.ndarray | None = None
+    ) -> Decided:
+        t = self.times if times is None else times
+        return two_stages(
+            g1, g2, thresholds, alpha, looks, self.plan, exact, t, self.build, self.budget,
+            self.costs,
+        )  # fmt: skip
+
+    def gate(self, g, thresholds, alpha, looks, losses, exact, benches: Benchmarks):
+        """(false-fail rate of one job, detection per loss per benchmark, the A/A decisions)."""
+        aa = self.decide(g, self.g2, thresholds, alpha, looks, exact)
+        ff = float(np.mean(np.any(aa.regressed, axis=-1)))
+        prs, m = g.shape[0], g.shape[1]
+        nb = len(benches.names)
+        slowed = np.zeros((nb, m))
+        slowed[np.arange(nb), benches.primary] = 1.0
+        detect = {}
+        for d in losses:
+            hits = np.zeros(nb)
+            for lo in range(0, prs, CHUNK):
+                cut = slice(lo, lo + CHUNK)
+                shift = math.log1p(-d) * slowed[None, :, :, None]
+                g1 = g[cut, None, :, :] + shift
+                g2 = self.g2[cut, None, :, :] + shift
+                t = np.broadcast_to(self.times[cut, None, :], (*g1.shape[:2], self.times.shape[1]))
+                out = self.decide(g1, g2, thresholds, alpha, looks, exact, t)
+                flagged = out.regressed & benches.member[None, :, :]
+                hits += np.sum(np.any(flagged, axis=-1), axis=0)
+            detect[d] = hits / prs
+        return ff, detect, aa
 
 
 def _calibrate(
@@ -445,6 +544,7 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
         f"Gate time of a no-change PR, replayed on the recorded round seconds: mean "
         f"{float(np.mean(ev.seconds)) / 60:.1f} min, longest {float(np.max(ev.seconds)) / 60:.1f}"
         f" min, builds ({ev.build_seconds:.0f} s, as recorded) included; {budget}.",
+        *([f"Two stages: {ev.stages}.", ""] if ev.stages else []),
         f"Benchmarks at ≥ 95% detection of −10%: **{ev.meeting(0.10, 0.95)} of "
         f"{len(ev.benches.names)}**; at ≥ 99% of −20%: **{ev.meeting(0.20, 0.99)}**.",
         "",

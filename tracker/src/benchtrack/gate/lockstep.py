@@ -62,6 +62,9 @@ class Stepped:
     direction: str = "bigger"
     # Throughputs by the process's CPU time, from the same steps (the clock `wall+cpu`).
     cpu: dict[str, list[float]] = field(default_factory=lambda: {"base": [], "head": []})
+    # Seconds it took, from the last benchmark's end (its warm-up included) to its last pair:
+    # what measuring it alone would cost a round, less the workers' start.
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -250,6 +253,7 @@ def measure(
     errors: dict[str, list[StepError]] = {"base": [], "head": []}
     out: list[Stepped] = []
     try:
+        mark = time.monotonic()
         cur = {side: w.next_ready(errors[side]) for side, w in workers.items()}
         while cur["base"] or cur["head"]:
             b, h = cur["base"], cur["head"]
@@ -273,7 +277,9 @@ def measure(
                     if stepped.side in (None, s):
                         errors[s].append(stepped)
             else:
+                stepped.seconds = time.monotonic() - mark
                 out.append(stepped)
+            mark = time.monotonic()
             for s in sides:
                 workers[s].send("next")
                 cur[s] = workers[s].next_ready(errors[s])

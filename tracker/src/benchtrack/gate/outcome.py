@@ -34,6 +34,8 @@ class Row:
     threshold: float
     rounds: int
     gates: bool = True  # every series can fail the PR (kept in gate.json for its readers)
+    # 2: its verdict is the confirmation's (gate/confirm.py), from rounds of its own.
+    stage: int = 1
     # The benchmark's wall-time series (or its only one): the one whose improvement counts.
     primary: bool = True
     # Two series of one benchmark confidently disagree: one worse than 0, the other better.
@@ -173,13 +175,24 @@ def _finite(d: dict[str, Any]) -> dict[str, Any]:
     return {k: (None if isinstance(x, float) and not math.isfinite(x) else x) for k, x in d.items()}
 
 
-def analyse(data: Rounds, cfg: GateConfig, looks: list[int]) -> Outcome:
+def analyse(
+    data: Rounds,
+    cfg: GateConfig,
+    looks: list[int],
+    *,
+    alpha: float | None = None,
+    keys: set[str] | None = None,
+) -> Outcome:
     """Verdicts for every benchmark measured on both sides, at the rounds measured so far
-    (`looks`: the adaptive stop's looks, the last one the round limit)."""
+    (`looks`: the adaptive stop's looks, the last one the round limit). `alpha`: this stage's
+    share of the PR's (all of it by default; the screening and the confirmation each get half,
+    gate/confirm.py); `keys`: judge these series only."""
     base, head = data.values["base"], data.values["head"]
     failed = {side: dict(errs) for side, errs in data.errors.items()}
     broken = set(failed["base"]) | set(failed["head"])
     names = sorted(n for n in set(base) & set(head) if n not in broken)
+    if keys is not None:  # the confirmation judges its candidates only
+        names = [n for n in names if n in keys]
     only_base = sorted(set(base) - set(head) - broken)
     only_head = sorted(set(head) - set(base) - broken)
     rows: list[Row] = []
@@ -193,7 +206,8 @@ def analyse(data: Rounds, cfg: GateConfig, looks: list[int]) -> Outcome:
         # Family-wise control over every series (each can fail the PR), the looks, and the
         # runner-size jobs CI runs for this PR (each job gated at alpha / jobs).
         exact = exact_series(names)
-        level = v.per_look_alpha(cfg.alpha / cfg.jobs, v.tested(len(names), exact), len(looks))
+        share = cfg.alpha if alpha is None else alpha
+        level = v.per_look_alpha(share / cfg.jobs, v.tested(len(names), exact), len(looks))
         iv = v.interval(g, level, exact)
         worse, better = v.band(thresholds)
         codes = v.decide(iv, worse, better)
@@ -221,11 +235,18 @@ def analyse(data: Rounds, cfg: GateConfig, looks: list[int]) -> Outcome:
                     disagrees=n in disagrees,
                 )
             )
-    rows.sort(
+    rows = sort_rows(rows)
+    return Outcome(rows, only_base, only_head, failed, [], cfg.alpha, [], can_stop=can_stop)
+
+
+def sort_rows(rows: list[Row]) -> list[Row]:
+    """Wall time first, then regressions, improvements, the inconclusive, the unchanged; the
+    largest losses first within each."""
+    return sorted(
+        rows,
         key=lambda r: (
             not r.primary,
             ORDER[r.verdict],
             r.change if r.direction != "smaller" else -r.change,
-        )
+        ),
     )
-    return Outcome(rows, only_base, only_head, failed, [], cfg.alpha, [], can_stop=can_stop)

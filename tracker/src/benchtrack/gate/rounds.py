@@ -70,6 +70,9 @@ class Rounds:
         default_factory=lambda: {"base": {}, "head": {}}
     )
     run_seconds: dict[str, list[float]] = field(default_factory=dict)  # suite -> per run
+    # Lockstep: each benchmark's seconds a round (warm-up and pairs; None: not measured then),
+    # so a round of some of them alone can be costed (`evaluate`'s confirmation rounds).
+    bench_seconds: dict[str, list[float | None]] = field(default_factory=dict)
     stopped_by_budget: bool = False  # the time budget, not the verdicts, ended the rounds
     # The first count round run inside the rounds rather than beside them (None: all beside,
     # or nothing counted); the neighbours' CPUs read before each count round beside them.
@@ -120,7 +123,9 @@ class SuiteFailed(Exception):
         self.failure = failure
 
 
-def child_env(co: Checkout, suite: Suite, pins: dict[str, str], filt: str | None) -> dict[str, str]:
+def child_env(
+    co: Checkout, suite: Suite, pins: dict[str, str], filt: str | None, replace: bool = False
+) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if k not in _STRIP and not k.startswith("CARGO_MAKE_")
     }
@@ -136,8 +141,9 @@ def child_env(co: Checkout, suite: Suite, pins: dict[str, str], filt: str | None
         env[key] = string.Template(value).safe_substitute(env)
     # A suite with a filter of its own keeps it (suites of one harness split its benchmarks
     # between them); the gate then applies `filt` to what it measures (lockstep skips the rest
-    # after their warm-up).
-    if filt and "BENCH_FILTER" not in suite.env:
+    # after their warm-up). `replace`: `filt` names exact benchmarks of this suite (the
+    # confirmation's candidates), so it is the harness's filter.
+    if filt and ("BENCH_FILTER" not in suite.env or replace):
         env["BENCH_FILTER"] = filt
     return env
 
@@ -314,6 +320,7 @@ class _SideBench:
     samples: list[float]
     direction: str = "bigger"
     key: str | None = None  # its series key, when not the suite's (the CPU time beside wall)
+    seconds: float | None = None  # lockstep: its warm-up and pairs
 
 
 def _lockstep(
@@ -351,7 +358,7 @@ def _lockstep(
     out: list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]] = []
     for co in order:
         benches = [
-            _SideBench(b.name, b.unit, b.samples[co.side], b.direction)
+            _SideBench(b.name, b.unit, b.samples[co.side], b.direction, seconds=b.seconds)
             for b in result.benchmarks
             if co.side in b.samples
         ] + [
@@ -463,6 +470,8 @@ def interleave(
     failures: list[SuiteFailure],
     budget: float | None = None,
     crowded_at: float = CROWDED,
+    builds: bool = True,
+    exact_filter: bool = False,
 ) -> Rounds:
     """Build both sides, then measure rounds until the last look or `stop_when` says so at a look,
     or until the rounds to the next look would end after `budget` seconds from the start (builds
@@ -470,7 +479,9 @@ def interleave(
     it: every look spends its own share of alpha.
 
     A suite that fails to build or run on either side is dropped for both (its failure recorded
-    in `failures`); the other suites go on. The counted suites run beside the rounds while the
+    in `failures`); the other suites go on. `builds=False`: the sides are built already (the
+    confirmation). `exact_filter`: `name_filter` selects exact benchmarks, and is every suite's
+    harness filter. The counted suites run beside the rounds while the
     rest of the machine keeps fewer than `crowded_at` CPUs busy, inside them from then on.
     """
     data = Rounds()
@@ -479,14 +490,18 @@ def interleave(
     pattern = re.compile(name_filter) if name_filter else None
     want = pattern.search if pattern else None
     live = list(suites)
-    envs = {(s.name, co.side): child_env(co, s, pins, name_filter) for s in suites for co in sides}
+    envs = {
+        (s.name, co.side): child_env(co, s, pins, name_filter, exact_filter)
+        for s in suites
+        for co in sides
+    }
 
     def drop(suite: Suite, failure: SuiteFailure) -> None:
         failures.append(failure)
         live.remove(suite)
         progress(f"{suite.name}: {failure.side} failed to {failure.what}; see {failure.log}")
 
-    for suite in list(live):
+    for suite in list(live) if builds else []:
         for co in sides:
             progress(f"build {suite.name} ({co.side} {co.sha[:10]})")
             try:
@@ -627,6 +642,10 @@ def _record(
             meta = Meta(b.unit, direction, suite.name, paired=suite.lockstep)
             key = getattr(b, "key", None) or suite.key(b.name)
             data.add(co.side, rnd, key, list(b.samples), meta)
+            if getattr(b, "seconds", None) is not None and co.side == "base":
+                spent = data.bench_seconds.setdefault(key, [])
+                spent.extend([None] * (rnd - len(spent)))
+                spent.append(round(b.seconds, 3))
         data.run_seconds.setdefault(suite.name, []).append(seconds)
         for e in errors:
             if not pattern or pattern.search(e.name) or isinstance(e, _RunError):

@@ -53,7 +53,8 @@ def interval(g: np.ndarray, level_alpha: float, exact: np.ndarray | None = None)
     recordings instead of bounding it.
     """
     n = np.sum(~np.isnan(g), axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # series without rounds: NaN, n = 0
         mean = np.nanmean(g, axis=-1) if g.shape[-1] else np.full(g.shape[:-1], np.nan)
         sd = np.nanstd(g, axis=-1, ddof=1)
         df = np.maximum(n - 1, 1)
