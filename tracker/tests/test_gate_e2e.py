@@ -295,3 +295,28 @@ def test_the_time_budget_ends_the_rounds_at_a_look(repo: Path, tmp_path: Path) -
     assert code == 0 and len(doc["rounds"]["orders"]) == 3, text  # 6 would overrun: stop at 3
     assert [b["verdict"] for b in doc["benchmarks"]] == ["inconclusive"]
     assert doc["stopped_by_budget"] is True and "budget" in text
+
+
+def test_a_screened_candidate_is_confirmed_in_rounds_of_its_own(repo: Path) -> None:
+    # Screen, then confirm (gate/confirm.py): three screening rounds at alpha/2 over every series
+    # leave a 13% loss inconclusive; it is the one candidate, measured alone in eight rounds of
+    # its own, judged on those at alpha/2, and confirmed.
+    config = CONFIG.replace("rounds = 10\nlooks = [6]\n", "rounds = 3\nlooks = []\n")
+    config = config.replace(
+        "[suites.fixture]", "[gate.confirm]\nrounds = 8\nlooks = []\nmost = 3\n\n[suites.fixture]"
+    )
+    git(repo, "checkout", "-q", "-b", "confirm", "c1")
+    commit(repo, "two-stage config", {"benchtrack.toml": config})
+    base = git(repo, "rev-parse", "HEAD")
+    commit(repo, "square: 15% more work", {"bench.pl": bench(3450, 1000)})
+    code, doc, text = gate(repo, "--base", base, "--head", "HEAD")
+    assert code == 1 and doc, text
+    assert "perl/fixture/square" in doc["confirm"]["candidates"], text
+    assert doc["confirm"]["rounds"] == 8
+    rows = {b["name"]: b for b in doc["benchmarks"]}
+    square = rows["perl/fixture/square"]
+    assert square["verdict"] == "regressed" and square["stage"] == 2 and square["rounds"] == 8
+    assert -0.25 < square["change"] < -0.05
+    assert rows["perl/fixture/cube"]["verdict"] != "regressed"
+    assert rows["perl/fixture/size"]["stage"] == 1  # not a candidate: the screening's verdict
+    assert "confirming 1 candidate" in text or "confirming" in text

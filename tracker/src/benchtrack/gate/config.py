@@ -54,7 +54,7 @@ from a copy of it, as scripts/gate-cargo-build.sh does) and ${GATE_CHECKOUT} (th
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -282,9 +282,20 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
     globs = v.array(gate.get("skip_paths", list(skip.DEFAULT)), "gate.skip_paths")
     skips = tuple(skip.check_glob(source, f"gate.skip_paths[{i}]", g) for i, g in enumerate(globs))
     cfg = GateConfig(
-        source, threshold, alpha, rounds, looks, minutes, default, thresholds, suites, jobs, notes
+        source,
+        threshold,
+        alpha,
+        rounds,
+        looks,
+        minutes,
+        default,
+        thresholds,
+        suites,
+        jobs=jobs,
+        notes=notes,
+        skip_paths=skips,
+        confirm=_confirm(v, gate.get("confirm")),
     )
-    cfg = replace(cfg, skip_paths=skips, confirm=_confirm(v, gate.get("confirm")))
     cfg.select(None)  # validates gate.suites against the tables
     return cfg
 

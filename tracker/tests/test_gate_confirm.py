@@ -1,0 +1,134 @@
+"""Screen, then confirm (gate/confirm.py) and its replay (gate/replay.py): who becomes a
+candidate, the filter that measures exactly them, the merge, and on simulated rounds that the two
+stages keep the false-fail rate within alpha while a loss the screening cannot resolve is caught."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from benchtrack.gate import confirm, replay
+from benchtrack.gate import verdict as v
+from benchtrack.gate.config import Confirm, Suite
+from benchtrack.gate.outcome import Outcome, Row
+
+
+def row(name: str, change: float, verdict: str = "inconclusive", **kw) -> Row:
+    fields: dict = {"suite": "rust", "unit": "items/s", "direction": "bigger", "base": 100.0}
+    fields.update(head=100 * (1 + change), lo=change - 0.1, hi=change + 0.1, threshold=0.05)
+    fields.update({"rounds": 5, **kw})
+    return Row(name=name, change=change, verdict=verdict, **fields)
+
+
+def outcome(rows: list[Row]) -> Outcome:
+    return Outcome(rows, [], [], {"base": {}, "head": {}}, [], 0.01, [5])
+
+
+def test_candidates_are_losses_of_half_the_threshold_largest_first_at_most_most() -> None:
+    rows = [
+        row("rust/a", -0.03),  # 3% >= 2.5%: a candidate
+        row("rust/b", -0.02),  # too small
+        row("rust/c", -0.20),
+        row("rust/d", -0.30, "regressed"),  # regressed already: no confirmation needed
+        row("rust/e (instructions)", -0.10),  # counts: judged by their range, never confirmed
+        row("perl/rss/x", 0.04, direction="smaller", unit="KB"),  # 4% more memory is a loss
+        row("rust/f", 0.10, "improved"),
+    ]
+    picked = confirm.candidates(outcome(rows), Confirm(most=10))
+    assert [r.name for r in picked] == ["rust/c", "perl/rss/x", "rust/a"]
+    assert [r.name for r in confirm.candidates(outcome(rows), Confirm(most=2))] == [
+        "rust/c",
+        "perl/rss/x",
+    ]
+
+
+def test_the_filter_selects_exactly_the_candidates_whichever_way_a_harness_matches() -> None:
+    rows = [row("rust/streams/iterator", -0.1), row("python/fileio/seq/tmp (cpu)", -0.1)]
+    pattern = re.compile(confirm.name_filter(rows))
+    # criterion matches ids without `rust/`; the other harnesses full names
+    for name in ("rust/streams/iterator", "streams/iterator", "python/fileio/seq/tmp"):
+        assert pattern.search(name), name
+    for name in ("rust/streams/iterator2", "streams/iter", "python/fileio/seq/shm", "iterator"):
+        assert not pattern.search(name), name
+
+
+def test_the_merge_takes_each_candidates_confirmation_and_keeps_the_rest() -> None:
+    screened = outcome([row("rust/a", -0.1), row("rust/b", -0.01, "unchanged")])
+    confirmed = outcome([row("rust/a", -0.12, "regressed", rounds=16)])
+    merged = confirm.merge(screened, confirmed, [screened.rows[0]])
+    by = {r.name: r for r in merged.rows}
+    assert by["rust/a"].verdict == "regressed" and by["rust/a"].stage == 2
+    assert by["rust/a"].rounds == 16 and by["rust/b"].stage == 1
+    assert merged.exit_code == 1
+
+
+def test_suites_for_keeps_the_configured_order() -> None:
+    suites = [Suite(n, "true", "lockstep", "") for n in ("rust", "python", "perl")]
+    picked = [row("perl/x", -0.1, suite="perl"), row("rust/y", -0.1, suite="rust")]
+    assert [s.name for s in confirm.suites_for(picked, suites)] == ["rust", "perl"]
+
+
+def _simulate(prs: int, m: int, sd: np.ndarray, n1: int, n2: int, seed: int):
+    rng = np.random.default_rng(seed)
+    g1 = rng.normal(0, sd[None, :, None], (prs, m, n1))
+    g2 = rng.normal(0, sd[None, :, None], (prs, m, n2))
+    return g1, g2
+
+
+def _decide(g1, g2, plan, budget=None, per_round=1.0):
+    m = g1.shape[-2]
+    costs = replay.Costs(np.full(m, per_round), np.zeros(m, dtype=int), np.array([2.0]))
+    times = np.full((*g1.shape[:-2], g1.shape[-1]), 60.0)
+    return replay.two_stages(
+        g1, g2, np.full(m, 0.05), 0.01, [g1.shape[-1]], plan, np.zeros(m, bool), times, 120.0,
+        budget, costs,
+    )  # fmt: skip
+
+
+def test_two_stages_keep_false_fails_within_alpha_on_normal_rounds() -> None:
+    # Noisy series (5% a round) give the screening many candidates: the confirmation's rounds
+    # are new, so at alpha/2 over the candidates it fails at most alpha of the PRs.
+    m, prs = 40, 4000
+    sd = np.concatenate([np.full(20, 0.05), np.full(20, 0.01)])
+    g1, g2 = _simulate(prs, m, sd, 5, 16, seed=1)
+    out = _decide(g1, g2, Confirm(rounds=16, looks=(8,), most=10))
+    assert np.mean(out.candidates) > 1  # the screening does pick noise
+    assert np.mean(np.any(out.regressed, axis=-1)) <= 0.01 + 3 * np.sqrt(0.01 / prs)
+
+
+def test_a_loss_the_screening_cannot_resolve_is_confirmed() -> None:
+    m, prs = 40, 400
+    sd = np.full(m, 0.03)
+    g1, g2 = _simulate(prs, m, sd, 5, 16, seed=2)
+    loss = np.zeros((m, 1))
+    loss[7] = np.log(0.9)
+    one = _decide(g1 + loss, g2 + loss, Confirm(rounds=16, looks=(8,), most=10))
+    # The screening alone (alpha/2 over 40 series, 5 rounds) misses it nearly always ...
+    codes, _, _ = v.sequential(g1 + loss, np.full(m, 0.05), 0.005, [5])
+    assert np.mean(codes[:, 7] == v.REGRESSED_C) < 0.2
+    # ... the confirmation catches it.
+    assert np.mean(one.regressed[:, 7]) >= 0.95
+    assert np.all(one.confirm_rounds[one.candidates > 0] >= 8)
+
+
+def test_the_budget_cuts_the_confirmation_at_a_look() -> None:
+    m, prs = 10, 200
+    g1, g2 = _simulate(prs, m, np.full(m, 0.05), 5, 16, seed=3)
+    plan = Confirm(rounds=16, looks=(8,), most=10)
+    # builds 120 s + 5 screening rounds of 60 s = 420 s; a confirmation round of the picked costs
+    # 2 s + 1 s a candidate: 16 rounds would overrun 430 s of budget, 8 would not, for 1 candidate
+    cut = _decide(g1, g2, plan, budget=430.0 + 8 * 3.0 + 1)
+    solo = cut.candidates == 1
+    assert np.any(solo) and np.all(cut.confirm_rounds[solo] == 8)
+
+
+@pytest.mark.parametrize("budget", [None, 1000.0])
+def test_budget_limit_stops_at_the_look_the_pace_would_overrun(budget) -> None:
+    times = np.full((3, 12), 60.0)
+    limit = replay.budget_limit(times, [5, 9, 12], budget, 120.0)
+    # 120 + 5 x 60 = 420, then 9 rounds would end at 660, 12 at 840: all within 1000
+    assert list(limit) == [2, 2, 2]
+    assert list(replay.budget_limit(times, [5, 9, 12], 600.0, 120.0)) == [0, 0, 0]
+    assert list(replay.budget_limit(times, [5, 9, 12], 700.0, 120.0)) == [1, 1, 1]
