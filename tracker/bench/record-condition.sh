@@ -6,7 +6,8 @@
 #
 # - cold builds: the recording's gate build caches are removed first, so its `build_seconds`
 #   is what a CI job without caches pays (evaluate replays the time budget with it);
-# - every suite `benchtrack.toml` gates, the gate's own round limit, all CPUs of this machine;
+# - every suite `benchtrack.toml` gates, as many rounds as its screening and its confirmation
+#   take together, all CPUs of this machine;
 # - cotenant: a busy loop (one core, unpinned) runs beside it for the whole recording, started
 #   before the builds and stopped after; quiet: nothing else is started (say in the README what
 #   else ran: the recording's `load` has the machine's load average and busy/steal shares).
@@ -19,8 +20,9 @@ case $condition in
   quiet | cotenant) ;;
   *) echo "record-condition: expected quiet or cotenant, got $condition" >&2; exit 2 ;;
 esac
+# The screening's rounds and the confirmation's (evaluate draws the two from disjoint rounds).
 rounds=$(uv run --frozen python -c 'from benchtrack.gate import config; from pathlib import Path
-print(config.load(Path("benchtrack.toml")).rounds)')
+c = config.load(Path("benchtrack.toml")); print(c.rounds + (c.confirm.rounds if c.confirm else 0))')
 rm -rf target/gate/cache/aa-*
 loop=
 if [ "$condition" = cotenant ]; then
