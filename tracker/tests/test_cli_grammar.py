@@ -388,7 +388,7 @@ def _gate_selftest(tmp: Path) -> Run:
 
 def _evaluate(tmp: Path) -> Run:
     def check(d):
-        assert d["schema"] == "benchtrack.evaluation/1" and d["prs"] == 10
+        assert d["schema"] == "benchtrack.evaluation/2" and d["prs"] == 10
 
     return Run(ROOT, ["evaluate", str(RECORDING), "--prs", "10"], check)
 
