@@ -129,7 +129,7 @@ def test_a_note_must_be_text() -> None:
 def test_a_recording_splits_into_parts_by_rounds_recorded(tmp_path: Path) -> None:
     # A counted suite (`rounds = 3`) is recorded in the first 3 of 5 rounds: its later rounds
     # are null. `load` drops such benchmarks; `load_parts` keeps them as a 3-round part.
-    from benchtrack.gate.rounds import Meta, Rounds
+    from benchtrack.gate.model import Meta, Rounds
 
     data = Rounds()
     rng = np.random.default_rng(3)

@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from benchtrack.gate.rounds import shell
+from benchtrack.processes import shell
 
 
 def _alive(pid: int) -> bool:

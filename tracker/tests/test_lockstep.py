@@ -29,7 +29,6 @@ import pytest
 from benchtrack.errors import BadInput
 from benchtrack.gate import aa, lockstep, rounds
 from benchtrack.gate.config import Suite, parse
-from benchtrack.gate.processes import Freezer, stop_group
 from benchtrack.gate.rounds import (
     Meta,
     Rounds,
@@ -41,6 +40,7 @@ from benchtrack.gate.rounds import (
 )
 from benchtrack.gate.worktree import Checkout
 from benchtrack.machine_load import NeighbourMeter
+from benchtrack.processes import Freezer, stop_group
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -20,8 +20,8 @@ import pytest
 from benchtrack import cli
 from benchtrack.errors import BadInput
 from benchtrack.gate import config
+from benchtrack.gate.model import SuiteFailure
 from benchtrack.gate.outcome import Outcome, Row
-from benchtrack.gate.rounds import SuiteFailure
 from benchtrack.selftest import branch, check, report
 from benchtrack.selftest.patches import (
     LOSSES,

@@ -20,8 +20,8 @@ import orjson
 from benchtrack.errors import BadInput
 from benchtrack.gate import render
 from benchtrack.gate.config import split_key
+from benchtrack.gate.model import SuiteFailure
 from benchtrack.gate.outcome import SCHEMA, Outcome, Row
-from benchtrack.gate.rounds import SuiteFailure
 from benchtrack.result import (
     COUNT_UNIT_RE,
     DIRECTIONS,

@@ -27,12 +27,11 @@ import argparse
 import os
 import shlex
 import shutil
-import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchtrack import detect, site, suites
+from benchtrack import detect, processes, site, suites
 from benchtrack.commands import flags
 from benchtrack.commands.compare import add_report_arguments, exit_code, print_report
 from benchtrack.commands.ingest import add_metadata_arguments
@@ -246,20 +245,25 @@ def _run_with_progress(
     log.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     with log.open("wb") as sink:
-        try:
-            proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
+        try:  # its own process group: Ctrl-C stops the harness and all it started
+            proc = processes.start(command, env=env, out=sink)
         except FileNotFoundError:
             sink.write(f"not found: {command[0]}\n".encode())
             return 127, 0.0
         if not out.is_terminal:
             out.print(f"{what}: running {shlex.join(command)} (log: {log})", markup=False)
-            return proc.wait(), time.monotonic() - start
+            code = processes.finish(proc)  # no timeout: it ends with its exit code
+            return (1 if code is None else code), time.monotonic() - start
         with out.status(f"{what}: starting") as status:
-            while proc.poll() is None:
-                elapsed = time.monotonic() - start
-                tail = _last_line(log)
-                status.update(f"[bold]{what}[/] {elapsed:5.0f}s  [dim]{_escape(tail)}[/]")
-                time.sleep(0.5)
+            try:
+                while proc.poll() is None:
+                    elapsed = time.monotonic() - start
+                    tail = _last_line(log)
+                    status.update(f"[bold]{what}[/] {elapsed:5.0f}s  [dim]{_escape(tail)}[/]")
+                    time.sleep(0.5)
+            except BaseException:
+                processes.stop_group(proc)
+                raise
     return proc.returncode, time.monotonic() - start
 
 

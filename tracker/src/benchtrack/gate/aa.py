@@ -18,8 +18,8 @@ import orjson
 
 from benchtrack.errors import BadInput
 from benchtrack.gate.lockstep import paired_values
+from benchtrack.gate.model import Rounds
 from benchtrack.gate.replay import Costs
-from benchtrack.gate.rounds import Rounds
 from benchtrack.result import parse_json
 
 SCHEMA = "benchtrack.aa/1"

@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchtrack.gate.processes import stop_group
+from benchtrack.processes import stop_group
 
 TAIL_LINES = 30
 

@@ -11,7 +11,7 @@ import numpy as np
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, EXIT_REGRESSION
 from benchtrack.gate import verdict as v
 from benchtrack.gate.config import COUNTED, GateConfig, split_key
-from benchtrack.gate.rounds import Rounds, SuiteFailure
+from benchtrack.gate.model import Rounds, SuiteFailure
 from benchtrack.gate.skip import REASON
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 

@@ -11,12 +11,9 @@ lockstep leaves free, as long as no neighbour needs those CPUs too.
 from __future__ import annotations
 
 import contextlib
-import functools
-import math
 import os
 import re
 import shutil
-import statistics
 import string
 import subprocess
 import sys
@@ -24,16 +21,17 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchtrack import ingest
 from benchtrack.errors import BadInput
 from benchtrack.gate import lockstep
 from benchtrack.gate.config import COUNTED, Suite
-from benchtrack.gate.processes import Freezer, stop_group
+from benchtrack.gate.model import Meta, Rounds, SuiteFailed, SuiteFailure
 from benchtrack.gate.worktree import Checkout
 from benchtrack.machine_load import NeighbourMeter
+from benchtrack.processes import Freezer, shell
 from benchtrack.runner import cpu_ids
 
 # Inherited variables that would point a checkout's tools at the user's tree or environment
@@ -44,83 +42,6 @@ TAIL_LINES = 30
 # least WINDOW_SECONDS): with the counts there too, a neighbour would land on the lockstep CPU.
 CROWDED = 0.5
 WINDOW_SECONDS = 2.0
-
-
-@dataclass(frozen=True)
-class Meta:
-    unit: str
-    direction: str  # "bigger" | "smaller"
-    suite: str
-    paired: bool = False  # lockstep: base and head samples aligned pair by pair
-
-
-@dataclass
-class Rounds:
-    """Everything measured, every round kept (it goes into the JSON output as-is)."""
-
-    values: dict[str, dict[str, list[float]]] = field(
-        default_factory=lambda: {"base": {}, "head": {}}
-    )
-    meta: dict[str, Meta] = field(default_factory=dict)
-    orders: list[str] = field(default_factory=list)  # "base,head" or "head,base" per round
-    errors: dict[str, dict[str, str]] = field(default_factory=lambda: {"base": {}, "head": {}})
-    seconds: float = 0.0
-    # Every sample of every round (side -> name -> per round), for recorded A/A data.
-    samples: dict[str, dict[str, list[list[float] | None]]] = field(
-        default_factory=lambda: {"base": {}, "head": {}}
-    )
-    run_seconds: dict[str, list[float]] = field(default_factory=dict)  # suite -> per run
-    # Lockstep: each benchmark's seconds a round (warm-up and pairs; None: not measured then),
-    # so a round of some of them alone can be costed (`evaluate`'s confirmation rounds).
-    bench_seconds: dict[str, list[float | None]] = field(default_factory=dict)
-    stopped_by_budget: bool = False  # the time budget, not the verdicts, ended the rounds
-    # The first count round run inside the rounds rather than beside them (None: all beside,
-    # or nothing counted); the neighbours' CPUs read before each count round beside them.
-    counts_inside_from: int | None = None
-    neighbour: list[float] = field(default_factory=list)
-    # Seconds from the start to the first round (the builds), and each round's own seconds
-    # (waits for the counts at a look included): `evaluate` replays the time budget on them.
-    build_seconds: float = 0.0
-    round_seconds: list[float] = field(default_factory=list)
-
-    @property
-    def count(self) -> int:
-        return len(self.orders)
-
-    def add(self, side: str, rnd: int, name: str, samples: list[float], meta: Meta) -> None:
-        series = self.values[side].setdefault(name, [])
-        series.extend([math.nan] * (rnd - len(series)))  # rounds where it had no value
-        series.append(statistics.median(samples))
-        kept = self.samples[side].setdefault(name, [])
-        kept.extend([None] * (rnd - len(kept)))
-        kept.append(list(samples))
-        self.meta.setdefault(name, meta)
-
-    def pair(self, rnd: int, name: str) -> None:
-        """Round `rnd`'s values of a lockstep benchmark from its aligned pairs (both sides)."""
-        base, head = (self.samples[side][name][rnd] for side in ("base", "head"))
-        b, h = lockstep.paired_values(base, head)
-        self.values["base"][name][rnd], self.values["head"][name][rnd] = b, h
-
-    def padded(self, side: str, name: str) -> list[float]:
-        # The counts beside the rounds may be a round ahead of them: a look sees its rounds only.
-        series = self.values[side].get(name, [])[: self.count]
-        return series + [math.nan] * (self.count - len(series))
-
-
-@dataclass
-class SuiteFailure:
-    side: str
-    suite: str
-    what: str  # "build" or "run"
-    tail: str
-    log: Path
-
-
-class SuiteFailed(Exception):
-    def __init__(self, failure: SuiteFailure) -> None:
-        super().__init__(f"{failure.suite} ({failure.side}) failed to {failure.what}")
-        self.failure = failure
 
 
 def child_env(
@@ -162,51 +83,6 @@ def toolchain_pins(head: Path) -> dict[str, str]:
         if proc.returncode == 0 and proc.stdout.split():
             pins["RUSTUP_TOOLCHAIN"] = proc.stdout.split()[0]
     return pins
-
-
-def shell(
-    command: str,
-    cwd: Path,
-    env: dict[str, str],
-    timeout: float,
-    log: Path,
-    freezer: Freezer | None = None,
-) -> tuple[int, str]:
-    """Run `command` under bash; its output goes to `log`. Returns (exit code, output tail).
-    With a `freezer`, the command's process group pauses while the freezer is paused."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("w", encoding="utf-8", errors="replace") as out:
-        out.write(f"$ {command}\n(cwd {cwd})\n")
-        out.flush()
-        # Its own process group, so a timeout or a cancel stops everything it started (cargo
-        # make -> cargo -> the bench binary), not only bash.
-        popen = (
-            freezer.popen
-            if freezer
-            else functools.partial(subprocess.Popen, start_new_session=True)
-        )
-        proc = popen(
-            ["bash", "-c", command],
-            cwd=cwd,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
-        try:
-            code = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            stop_group(proc)
-            out.write(f"\nbenchtrack gate: timed out after {timeout:g} s\n")
-            code = 124
-        except BaseException:
-            stop_group(proc)
-            raise
-        finally:
-            if freezer:
-                freezer.forget(proc)
-    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
-    return code, "\n".join(lines[-TAIL_LINES:])
 
 
 def parse_raw(suite: Suite, raw: Path):

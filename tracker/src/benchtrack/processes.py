@@ -1,15 +1,70 @@
-"""Stopping what a suite started: its commands run in a process group of their own (cargo make ->
-cargo -> the bench binary; bash -> a harness and its workers), so a timeout or a cancel stops
-them all, not only the shell."""
+"""Running the commands of suites, for the gate and for bench-local alike: each in a process group
+of its own (cargo make -> cargo -> the bench binary; bash -> a harness and its workers), its
+output in a log, so a timeout or a cancel stops everything it started, not only the shell; and
+a Freezer to pause some of them while something needs every CPU."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import subprocess
 import threading
 from collections.abc import Iterator
+from pathlib import Path
+
+TAIL_LINES = 30
+
+
+def start(argv: list[str], *, env: dict[str, str], out, cwd: Path | None = None, freezer=None):
+    """`argv` in a session of its own (a Freezer's, if given), stdout and stderr to `out`."""
+    popen = (
+        freezer.popen if freezer else functools.partial(subprocess.Popen, start_new_session=True)
+    )
+    return popen(
+        argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+    )
+
+
+def finish(proc: subprocess.Popen, timeout: float | None = None) -> int | None:
+    """Its exit code; None if `timeout` passed first (then its group is stopped). Whatever
+    interrupts the wait (Ctrl-C, a cancel) stops the group before it goes on."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        stop_group(proc)
+        return None
+    except BaseException:
+        stop_group(proc)
+        raise
+
+
+def shell(
+    command: str,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    log: Path,
+    freezer: Freezer | None = None,
+) -> tuple[int, str]:
+    """Run `command` under bash; its output goes to `log`. Returns (exit code, output tail);
+    a timeout is exit 124. With a `freezer`, the command pauses while the freezer is paused."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w", encoding="utf-8", errors="replace") as out:
+        out.write(f"$ {command}\n(cwd {cwd})\n")
+        out.flush()
+        proc = start(["bash", "-c", command], env=env, out=out, cwd=cwd, freezer=freezer)
+        try:
+            code = finish(proc, timeout)
+        finally:
+            if freezer:
+                freezer.forget(proc)
+        if code is None:
+            out.write(f"\nbenchtrack gate: timed out after {timeout:g} s\n")
+            code = 124
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    return code, "\n".join(lines[-TAIL_LINES:])
 
 
 def stop_group(proc: subprocess.Popen) -> None:
