@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -166,3 +167,90 @@ def test_a_recording_splits_into_parts_by_rounds_recorded(tmp_path: Path) -> Non
     assert aa.load_parts(path, "instructions")[0].names == ["t/a (instructions)"]
     with pytest.raises(BadInput):
         aa.load_parts(path, "nothing-matches")
+
+
+def _recording(tmp_path: Path, name: str, wall_sd: float, rounds: int = 21, seconds=60.0):
+    """A synthetic A/A recording: `t/a` timed in lockstep (round spread `wall_sd`) with its
+    instruction count beside it (3 rounds, repeating), and a quiet `t/b`; each round `seconds`
+    long, 100 s of builds."""
+    from benchtrack.gate.model import Meta, Rounds
+
+    data = Rounds()
+    rng = np.random.default_rng(11)
+    for rnd in range(rounds):
+        data.orders.append("base,head")
+        data.round_seconds.append(seconds)
+        for bench, sd in (("t/a", wall_sd), ("t/b", 0.002)):
+            pairs = {
+                side: 100 * np.exp(rng.normal(0, sd)) * np.ones(5) for side in ("base", "head")
+            }
+            for side in ("base", "head"):
+                data.add(
+                    side, rnd, bench, pairs[side].tolist(), Meta("items/s", "bigger", "t", True)
+                )
+            data.pair(rnd, bench)
+        if rnd < 3:
+            for side in ("base", "head"):
+                meta = Meta("instructions/item", "smaller", "t-instructions")
+                data.add(side, rnd, "t/a (instructions)", [50.0, 50.0], meta)
+    data.build_seconds = 100.0
+    path = tmp_path / name
+    path.write_bytes(aa.dump(aa.to_dict(data, {"commit": "0" * 40})))
+    return path
+
+
+def _evaluate(paths, **kw):
+    parts = aa.load_parts(paths) if isinstance(paths, Path) else paths
+    names = [n for d in parts for n in d.names]
+    return ev.evaluate(
+        parts, thresholds=np.full(len(names), 0.05), alpha=0.01, looks=[5], prs=200, **kw
+    )
+
+
+def test_a_loss_is_of_wall_time_and_the_counts_cannot_hide_or_fake_it(tmp_path: Path) -> None:
+    # The loss evaluate injects is the wall time's (a blocking call, a wait): the benchmark's
+    # instruction count beside it is untouched. Detected when its wall time is quiet enough; a
+    # count that repeats exactly does not catch what it cannot see.
+    quiet = _evaluate(_recording(tmp_path, "q.json", 0.01))
+    noisy = _evaluate(_recording(tmp_path, "n.json", 0.40))
+    a = quiet.benches.names.index("t/a")
+    assert quiet.benches.names == ["t/a", "t/b"]  # two benchmarks, three series
+    assert quiet.gate.detect[0.10][a] >= 0.95
+    assert noisy.gate.detect[0.10][a] <= 0.2  # the counts, untouched, cannot catch it
+    assert quiet.gate.false_fail <= 0.02 and noisy.gate.false_fail <= 0.02
+
+
+def test_jobs_split_alpha_and_add_up_false_fails(tmp_path: Path) -> None:
+    path = _recording(tmp_path, "j.json", 0.03)
+    one, three = _evaluate(path, jobs=1), _evaluate(path, jobs=3)
+    assert "over 3 jobs" in three.gate.label
+    for d in (0.05, 0.10):  # each job at alpha/3: never more power than one job at alpha
+        assert np.all(three.gate.detect[d] <= one.gate.detect[d] + 1e-12)
+
+
+def test_the_budget_is_replayed_on_the_recorded_round_seconds(tmp_path: Path) -> None:
+    from benchtrack.gate.config import Confirm
+
+    plan = Confirm(rounds=16, looks=(8,), most=5)
+    fast = _evaluate(_recording(tmp_path, "f.json", 0.05, seconds=10.0), budget=900, confirm=plan)
+    slow = _evaluate(_recording(tmp_path, "s.json", 0.05, seconds=170.0), budget=900, confirm=plan)
+    # 100 s of builds + 5 x 170 s of screening leave no time for a confirmation's rounds
+    assert fast.build_seconds == 100.0 and np.all(fast.seconds < 900)
+    assert np.min(slow.seconds) >= 100 + 5 * 170
+    assert slow.gate.mean_detect(0.10) <= fast.gate.mean_detect(0.10)
+
+
+def test_recordings_of_one_condition_give_figures_with_an_interval(tmp_path: Path) -> None:
+    runs = [
+        _evaluate(_recording(tmp_path, f"r{i}.json", sd)) for i, sd in enumerate((0.02, 0.03, 0.04))
+    ]
+    combined = ev.Combined(runs)
+    figs = combined.figures()
+    assert len(figs["false_fail"]) == 3 and combined.names == ["t/a", "t/b"]
+    mean, lo, hi = ev.interval95([1.0, 2.0, 3.0])
+    assert (
+        mean == 2.0 and lo < 2.0 < hi and math.isclose(hi - 2.0, 4.303 / np.sqrt(3), rel_tol=1e-3)
+    )
+    assert ev.interval95([5.0]) == (5.0, 5.0, 5.0)
+    md = ev.combined_markdown(combined)
+    assert "Across 3 independent recordings" in md and "95% interval" in md
