@@ -78,27 +78,33 @@ def method_line(o: Outcome) -> str:
     m = o.meta
     rounds = m.get("rounds", 0)
     jobs = m.get("jobs", 1)
+    second = m.get("confirm") or {}
+    stages = (
+        f"; {len(second.get('candidates', []))} candidate(s) confirmed in "
+        f"{second.get('rounds', 0)} rounds of their own, at half of it over the candidates"
+        if second
+        else ""
+    )
     return (
         f"{rounds} interleaved rounds ({m.get('seconds', 0):.0f} s) · default threshold "
         f"{m.get('threshold', 0) * 100:g}% · false-fail probability ≤ {o.alpha * 100:g}% per PR "
         f"over its {jobs} runner-size job{'s' * (jobs != 1)} (intervals simultaneous over "
         f"{len(o.rows)} series of {sum(r.primary for r in o.rows)} benchmarks and "
-        f"{m.get('n_looks', 1)} looks). Every benchmark is judged by its wall-time throughput; "
-        "its instructions or CPU time, where measured, can also fail the PR, and never make it "
-        "an improvement"
+        f"{m.get('n_looks', 1)} looks{stages}). Every benchmark is judged by its wall-time "
+        "throughput; its instructions or CPU time, where measured, can also fail the PR, and "
+        "never make it an improvement"
     )
 
 
 def mark(r: Row) -> str:
     """A row's verdict mark: never ✅ for a series that another series of its benchmark
-    contradicts (its wall time confidently worse)."""
-    if r.disagrees:
-        return f"⚠️ {r.verdict}, disagrees with another series"
-    return MARK[r.verdict]
+    contradicts (its wall time confidently worse); a confirmed one says over how many rounds."""
+    text = f"⚠️ {r.verdict}, disagrees with another series" if r.disagrees else MARK[r.verdict]
+    return f"{text} (confirmation, {r.rounds} rounds)" if r.stage == 2 else text
 
 
 def verdict_text(r: Row) -> str:
-    text = r.verdict
+    text = r.verdict if r.stage == 1 else f"{r.verdict} (confirmation, {r.rounds} rounds)"
     if r.disagrees:
         text += ", disagrees with another series"
     return f"{text}, smaller loss" if r.smaller_loss else text
