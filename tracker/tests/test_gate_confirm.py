@@ -35,6 +35,7 @@ def test_candidates_are_losses_of_half_the_threshold_largest_first_at_most_most(
         row("rust/e (instructions)", -0.10),  # counts: judged by their range, never confirmed
         row("perl/rss/x", 0.04, direction="smaller", unit="KB"),  # 4% more memory is a loss
         row("rust/f", 0.10, "improved"),
+        row("rust/g", -0.03, lo=-0.04, hi=-0.02),  # resolved: it cannot reach a 5% loss
     ]
     picked = confirm.candidates(outcome(rows), Confirm(most=10))
     assert [r.name for r in picked] == ["rust/c", "perl/rss/x", "rust/a"]

@@ -6,9 +6,10 @@ loss (tracker/GATE.md). So the gate runs in two stages, each spending half of th
 
 1. **Screening** (gate/rounds.py, `[gate].rounds`): every benchmark, every series. Its intervals
    (at alpha/2 over all series) give every verdict, a regression included;
-2. **Confirmation**: a series whose estimated loss is at least half its threshold (and that the
-   screening did not already call regressed) is a *candidate*, at most `most` of them (the largest
-   estimated losses). The candidates alone are measured again, in rounds of their own (fresh
+2. **Confirmation**: a series whose estimated loss is at least half its threshold, whose interval
+   still reaches beyond the threshold and that the screening did not already call regressed is
+   a *candidate*, at most `most` of them (the largest estimated losses relative to the
+   threshold). The candidates alone are measured again, in rounds of their own (fresh
    processes, the same lockstep), up to `rounds` with adaptive looks; each is judged on those
    rounds only, at alpha/2 split over the candidates and the looks. A few candidates leave a
    narrow interval after a dozen short rounds, where the screening's could not tell.
@@ -40,16 +41,24 @@ def loss(row: Row) -> float:
     return -row.change
 
 
+def could_regress(row: Row) -> bool:
+    """Whether the row's interval still reaches a loss beyond its threshold."""
+    if row.direction == "smaller":
+        return row.hi > 1 / (1 - row.threshold) - 1
+    return row.lo < -row.threshold
+
+
 def candidates(outcome: Outcome, plan: Confirm) -> list[Row]:
-    """The series the screening singles out: an estimated loss of at least half the threshold,
-    not judged by range (counts), not regressed already; the largest losses first, at most
-    `plan.most`."""
+    """The series the screening singles out: an estimated loss of at least half the threshold
+    whose interval still reaches beyond the threshold, not judged by range (counts), not
+    regressed already; the largest losses first, at most `plan.most`."""
     picked = [
         r
         for r in outcome.rows
         if split_key(r.name)[1] != "instructions"
         and r.verdict != REGRESSED
         and loss(r) >= r.threshold / 2
+        and could_regress(r)
     ]
     picked.sort(key=lambda r: -loss(r) / r.threshold)
     return picked[: plan.most]

@@ -94,7 +94,8 @@ def two_stages(
     # regressed excepted; the largest losses (relative to the threshold) first.
     thr = np.broadcast_to(thresholds, iv1.mean.shape)
     relative = np.expm1(iv1.mean) / thr  # < 0: a loss
-    picked = ~np.asarray(exact) & ~screened & (iv1.mean <= np.log1p(-thr / 2))
+    worse1 = np.log1p(-thr)
+    picked = ~np.asarray(exact) & ~screened & (iv1.mean <= np.log1p(-thr / 2)) & (iv1.lo < worse1)
     key = np.where(picked, relative, np.inf)
     rank = np.argsort(np.argsort(key, axis=-1, kind="stable"), axis=-1)
     picked &= rank < plan.most
