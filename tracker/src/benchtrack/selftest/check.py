@@ -37,6 +37,7 @@ class Line:
     kind: str = ""  # the other kind's change (a blocking call, ...); "" for more work
     primary: bool = True  # the benchmark's wall-time series (or its only one)
     caught: bool = False  # any series of the benchmark regressed
+    disagrees: bool = False  # this series says better where another says worse
 
     @property
     def required(self) -> bool:
@@ -154,5 +155,16 @@ def _line(row: Row, slow: Slow | None, *, ok: bool, caught: bool = False, note: 
     change = throughput(row.change, row.direction)
     loss, kind = (slow.loss, slow.wait) if slow else (None, "")
     return Line(
-        row.name, loss, change, ends[0], ends[1], row.verdict, ok, note, kind, row.primary, caught
+        row.name,
+        loss,
+        change,
+        ends[0],
+        ends[1],
+        row.verdict,
+        ok,
+        note,
+        kind,
+        row.primary,
+        caught,
+        row.disagrees,
     )

@@ -21,6 +21,8 @@ def cells(line: Line) -> tuple[str, ...]:
     measured = math.isfinite(line.change)
     interval = f"[{pct(line.lo)}, {pct(line.hi)}]" if measured else "—"
     verdict = MARK.get(line.verdict or "", "not measured")
+    if line.disagrees:  # never a ✅ beside a wall time that lost
+        verdict = f"⚠️ {line.verdict}, disagrees with another series"
     ok = ("ok" if line.ok else "FAIL") + (f": {line.note}" if line.note else "")
     return (line.benchmark, loss, pct(line.change) if measured else "—", interval, verdict, ok)
 
