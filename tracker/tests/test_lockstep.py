@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,8 @@ if spec.get("child"):
     # A grandchild in the worker's process group: stopping the worker must stop it too.
     subprocess.Popen(["sleep", "120"])
 print(f"worker {side} started", file=sys.stderr, flush=True)
+allowed = ",".join(map(str, sorted(os.sched_getaffinity(0))))
+print(f"cpus {allowed} threads {os.environ.get('BENCH_THREADS')}", file=sys.stderr, flush=True)
 fd_in, fd_out = (int(x) for x in os.environ["BENCH_STEP"].split(","))
 commands = os.fdopen(fd_in, "r")
 replies = os.fdopen(fd_out, "w", buffering=1)
@@ -106,13 +109,16 @@ for b in sorted(spec["benchmarks"], key=lambda b: b["name"]):
         if mode == "garbage_ns":
             replies.write("ns many\n")
             continue
-        clock = time.process_time_ns if b.get("clock") == "cpu" else time.perf_counter_ns
-        t0 = clock()
+        clocks = {
+            "cpu": (time.process_time_ns,),
+            "wall+cpu": (time.perf_counter_ns, time.process_time_ns),
+        }.get(b.get("clock"), (time.perf_counter_ns,))
+        t0 = [c() for c in clocks]
         for _ in range(int(arg)):
             work(b["work"])
             if b.get("sleep"):
                 time.sleep(b["sleep"])
-        replies.write(f"ns {clock() - t0}\n")
+        replies.write("ns " + " ".join(str(c() - t) for c, t in zip(clocks, t0)) + "\n")
 print(f"worker {side} done", file=sys.stderr, flush=True)
 sys.exit(spec.get("exit", 0))
 """
@@ -743,6 +749,61 @@ def test_a_freezer_stops_and_continues_what_it_started(tmp_path: Path) -> None:
     assert not [t for t in ticks if paused_from < t < paused_to]
 
 
+@pytest.mark.parametrize("placement", ["one", "all"])
+def test_a_suite_takes_its_turns_on_one_cpu_or_on_every_cpu_of_the_job(tmp_path, placement):
+    # "all": each step free to use every CPU of the job, the pools sized to them; "one": both
+    # workers pinned to the last CPU.
+    suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")], cpus=placement)
+    data = interleave(
+        [suite],
+        _sides(tmp_path),
+        looks=[3],
+        pins={},
+        name_filter=None,
+        cpus=None,
+        logs=tmp_path / "logs",
+        stop_when=lambda _: True,
+        progress=lambda _: None,
+        failures=[],
+    )
+    assert data.count == 3
+    every = ",".join(map(str, sorted(os.sched_getaffinity(0))))
+    for side in ("base", "head"):
+        log = (tmp_path / "logs" / f"round01-{side}-ls.log").read_text()
+        seen = next(line for line in log.splitlines() if line.startswith("cpus "))
+        if placement == "all":
+            assert seen == f"cpus {every} threads {len(os.sched_getaffinity(0))}"
+        else:
+            assert seen.startswith(f"cpus {one_cpu(None)} threads ")
+
+
+def test_cpu_time_comes_from_the_same_steps_as_the_wall_time(tmp_path: Path) -> None:
+    # `cpu_time` globs: the worker times each step by both clocks (`wall+cpu`); a benchmark that
+    # sleeps in its call spends wall time the CPU clock does not see.
+    napping = bench("t/nap", clock="wall+cpu", sleep=0.002)
+    suite = replace(
+        _worker_suite(tmp_path, [napping], [napping]), cpu_time=("t/*",), pair_seconds=0.3
+    )
+    assert suite.clock == "wall+cpu"
+    data = interleave(
+        [suite],
+        _sides(tmp_path),
+        looks=[3],
+        pins={},
+        name_filter=None,
+        cpus=None,
+        logs=tmp_path / "logs",
+        stop_when=lambda _: True,
+        progress=lambda _: None,
+        failures=[],
+    )
+    assert set(data.values["base"]) == {"t/nap", "t/nap (cpu)"}
+    assert data.meta["t/nap (cpu)"].paired
+    for side in ("base", "head"):
+        wall, cpu = data.padded(side, "t/nap"), data.padded(side, "t/nap (cpu)")
+        assert all(c > 1.5 * w for w, c in zip(wall, cpu, strict=True))  # the sleeps are not CPU
+
+
 @contextlib.contextmanager
 def busy_neighbour() -> Iterator[None]:
     """A busy loop that is not this process's descendant (bash starts it and exits, so it is
@@ -971,3 +1032,23 @@ def test_rust_harness_in_step_mode(tmp_path: Path) -> None:
     # 20 items through 5 workers sleeping 2 ms each: at most ~2500 items/s, well above 100.
     fan = sorted(got["rust/fanout/unordered_uniform"].samples["base"])[2]
     assert 100 < fan < 2600
+
+
+@pytest.mark.parametrize(
+    ("table", "field"),
+    [
+        ({"adapter": "lockstep", "command": "w", "cpus": "two"}, "suites.x.cpus"),
+        ({"adapter": "perl", "command": "w", "raw": "r", "cpus": "one"}, "suites.x.cpus"),
+        ({"adapter": "perl", "command": "w", "raw": "r", "cpu_time": ["*"]}, "suites.x.cpu_time"),
+        (
+            {"adapter": "lockstep", "command": "w", "series": "cpu", "cpu_time": ["*"]},
+            "suites.x.cpu_time",
+        ),
+    ],
+)
+def test_where_and_by_what_clock_a_suite_steps_is_checked(table: dict, field: str) -> None:
+    with pytest.raises(BadInput) as refused:
+        parse({"suites": {"x": table}}, "benchtrack.toml")
+    assert refused.value.field == field and refused.value.exit_code == 2
+    ok = parse({"suites": {"x": {"adapter": "lockstep", "command": "w"}}}, "benchtrack.toml")
+    assert ok.suites["x"].cpus == "all" and ok.suites["x"].clock == "wall"
