@@ -263,22 +263,17 @@ def measure(
                 sides = ["base"]
             else:
                 sides = ["head"]
-            name = cur[sides[0]].name
-            if want is not None and not want(name):
-                stepped = None
-            else:
+            if want is None or want(cur[sides[0]].name):
                 stepped = _pairs(
                     {s: workers[s] for s in sides}, {s: cur[s] for s in sides}, plan, flip
                 )
-            if stepped is None:
-                pass
-            elif isinstance(stepped, StepError):
-                for s in sides:
-                    if stepped.side in (None, s):
-                        errors[s].append(stepped)
-            else:
-                stepped.seconds = time.monotonic() - mark
-                out.append(stepped)
+                if isinstance(stepped, StepError):
+                    for s in sides:
+                        if stepped.side in (None, s):
+                            errors[s].append(stepped)
+                else:
+                    stepped.seconds = time.monotonic() - mark
+                    out.append(stepped)
             mark = time.monotonic()
             for s in sides:
                 workers[s].send("next")
@@ -308,12 +303,19 @@ def _pairs(
     # Calls per step: the slower side's single call sets it, the same n on both sides.
     single = 0.0
     clocks = len(plan.clock.split("+"))
-    for side, w in workers.items():
-        t = w.run(1)
+
+    def step(side: str, n: int) -> tuple[float, ...] | StepError:
+        t = workers[side].run(n)
         if isinstance(t, str):
             return StepError(first.name, t, side)
         if len(t) != clocks:
             return StepError(first.name, f"{len(t)} times a step, not {clocks} ({plan.clock})")
+        return t
+
+    for side in workers:
+        t = step(side, 1)
+        if isinstance(t, StepError):
+            return t
         single = max(single, t[0] * 1e-9)
     n = max(1, round(plan.step / single)) if single > 0 else 1
     stepped = Stepped(first.name, first.unit)
@@ -325,11 +327,9 @@ def _pairs(
             break
         order = sides if (p % 4 in (0, 3)) != flip else sides[::-1]
         for side in order:
-            t = workers[side].run(n)
-            if isinstance(t, str):
-                return StepError(first.name, t, side)
-            if len(t) != clocks:
-                return StepError(first.name, f"{len(t)} times a step, not {clocks} ({plan.clock})")
+            t = step(side, n)
+            if isinstance(t, StepError):
+                return t
             stepped.samples[side].append(first.elements * n / (t[0] * 1e-9))
             if clocks == 2:
                 stepped.cpu[side].append(first.elements * n / (t[1] * 1e-9))
