@@ -357,8 +357,14 @@ class Engine:
         self.api = GitHubApi(self.artifacts)
         self.runs = 0
         home = Path.home()
-        keep = ("LANG", "LC_ALL", "TERM", "TMPDIR", "USER", "LOGNAME", "SHELL")
-        self.env = {k: os.environ[k] for k in keep if k in os.environ}
+        # This machine's environment (its certificates and proxies reach the registries), less
+        # what belongs to the caller (a virtualenv, cargo's and cargo-make's variables, an outer
+        # CI's GITHUB_*): jobs get what a runner sets, from act.
+        drop = ("VIRTUAL_ENV", "RUSTUP_TOOLCHAIN", "CARGO", "PYTEST_CURRENT_TEST")
+        prefixes = ("CARGO_MAKE", "GITHUB_", "RUNNER_", "ACTIONS_", "INVOCATION_ID")
+        self.env = {
+            k: v for k, v in os.environ.items() if k not in drop and not k.startswith(prefixes)
+        }
         path = [str(node), *os.environ["PATH"].split(os.pathsep)]
         self.env |= {
             "PATH": os.pathsep.join(p for p in path if ".venv" not in p),
