@@ -1,9 +1,9 @@
 """The lint gates cover the composite actions too: the adopters' action.yml and .github/actions/*.
 
-`scripts/lint.sh --actions ROOT` runs the workflow and action gates of `cargo make lint` (actionlint,
-the composite actions' steps as workflows, zizmor) on a copy of this repository's workflows and
-actions: clean it passes; with an input expanded straight into a `run:` script (template
-injection: the input's text becomes shell code) it fails, naming the file.
+`scripts/lint.sh --actions ROOT` runs the workflow and action gates of `cargo make lint`
+(actionlint, the composite actions' steps as workflows, zizmor) on a copy of this repository's
+workflows and actions: clean it passes; with an input expanded straight into a `run:` script
+(template injection: the input's text becomes shell code) it fails, naming the file.
 """
 
 from __future__ import annotations
@@ -57,14 +57,14 @@ def test_the_actions_pass(tmp_path):
     [
         (
             "action.yml",
-            'benchtrack bench-local --no-history',
+            "benchtrack bench-local --no-history",
             'benchtrack bench-local --no-history --profile "${{ inputs.profile }}"',
         ),
         (
             ".github/actions/store-benchmark/action.yml",
             "name: store ${{ inputs.key }} (bigger is better)\n",
             "name: store ${{ inputs.key }} (bigger is better)\n"
-            "      shell: bash\n      run: echo \"storing ${{ inputs.key }}\"\n"
+            '      shell: bash\n      run: echo "storing ${{ inputs.key }}"\n'
             "    - name: the action\n",
         ),
     ],

@@ -19,8 +19,16 @@ from pathlib import Path
 
 import pytest
 from test_workflows_local import git, run
-from workflow_engine import NAME, OWNER, TOKEN, Engine, act_binary, event_repository, head_commit
-from workflow_engine import node24_bin
+from workflow_engine import (
+    NAME,
+    OWNER,
+    TOKEN,
+    Engine,
+    act_binary,
+    event_repository,
+    head_commit,
+    node24_bin,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 KEYS = ["ubuntu-latest-1cpu", "ubuntu-latest-2cpu"]
@@ -145,7 +153,9 @@ def test_two_pushes_publish_both_sizes_with_the_pinned_action(world, pushed):
             "perl/coro/async/trivial (instructions)",
         }
         # what github-action-benchmark v1.22.0 stored, in the key order benchtrack writes
-        assert all(list(b) == ["name", "value", "range", "unit", "extra"] for b in smaller[-1]["benches"])
+        assert all(
+            list(b) == ["name", "value", "range", "unit", "extra"] for b in smaller[-1]["benches"]
+        )
         assert found[key][-1]["commit"]["message"] == "docs: a second push to main"
     tree = git(world["origin"], "ls-tree", "-r", "--name-only", "gh-pages").split()
     assert "index.html" in tree and "bench/changes.json" in tree
@@ -184,7 +194,9 @@ def slower(checkout: Path) -> None:
     old = "    await asyncio.sleep(period)\n    return period"
     assert old in text
     sleep.write_text(
-        text.replace(old, "    await asyncio.sleep(2 * period)  # twice the work\n    return period")
+        text.replace(
+            old, "    await asyncio.sleep(2 * period)  # twice the work\n    return period"
+        )
     )
 
 
@@ -203,7 +215,7 @@ def test_pull_request_gate_fails_on_a_slowdown_and_the_comment_is_posted(world, 
     for key in KEYS:
         assert done.jobs.get(f"gate {key}") == "failure", (key, done.jobs, str(done.log_path))
         assert (engine.artifacts / str(gate_run) / f"gate-{key}" / f"gate-{key}.zip").is_file()
-    assert f"regressed" in done.log and SLOW in done.log
+    assert "regressed" in done.log and SLOW in done.log
 
     # pr-comment.yml on the default branch's commit, as GitHub runs it after pr-gate.
     engine.api.pulls = [pr]
@@ -231,10 +243,104 @@ def test_pull_request_gate_fails_on_a_slowdown_and_the_comment_is_posted(world, 
         assert SLOW in comment.body and "regress" in comment.body.lower()
     calls = [(r["method"], r["path"]) for r in engine.api.requests]
     repo = f"/repos/{OWNER}/{NAME}"
-    assert (f"GET", f"{repo}/actions/runs/{gate_run}/artifacts") in calls
+    assert ("GET", f"{repo}/actions/runs/{gate_run}/artifacts") in calls
     assert calls.count(("POST", f"{repo}/issues/42/comments")) == 1
     assert any(m == "PATCH" and p.startswith(f"{repo}/issues/comments/") for m, p in calls)
     pulls = [r for r in engine.api.requests if r["path"] == f"{repo}/pulls"]
     assert pulls and all(r["query"]["head"] == f"{OWNER}:slow-gather" for r in pulls)
     assert all(r["authorization"] == f"token {TOKEN}" for r in engine.api.requests
                if r["path"].startswith(repo))  # fmt: skip
+
+
+# --- the adopters' composite action (action.yml), as docs/adopting.md's example workflow uses it
+
+ACTION = "OWNER/benchtrack@COMMIT"  # what `benchtrack init --action` is given in the docs
+SPY = (
+    "env > {out}/env-$GITHUB_RUN_ID.txt; "
+    "git config --list --show-origin > {out}/git-$GITHUB_RUN_ID.txt; "
+)
+
+
+@pytest.fixture(scope="module")
+def adopter(tmp_path_factory):
+    """A Go module that ran `benchtrack init`, with its own origin and engine; the workflow's
+    `uses: OWNER/benchtrack@COMMIT` is this commit of this repository (a clean clone)."""
+    from test_adopt import SLOWER_GO, example_repo
+
+    tmp = tmp_path_factory.mktemp("adopter")
+    action = tmp / "benchtrack-action"
+    run(tmp, "git", "clone", "-q", "--no-local", str(REPO), str(action))
+    dev = example_repo(tmp / "dev")
+    run(dev, "uv", "run", "--frozen", "--project", str(REPO), "benchtrack", "init",
+        "--action", ACTION)  # fmt: skip
+    # The new inputs: the config elsewhere, another history branch. And the suite's command
+    # first records what it can see (the environment, git's config): no token may be there.
+    spied = tmp / "spied"
+    spied.mkdir()
+    config = (dev / "benchtrack.toml").read_text()
+    config = config.replace('command = "', 'command = "' + SPY.format(out=spied), 1)
+    config = config.replace("-count 5", "-count 5 -benchtime 100ms")
+    (dev / "ci").mkdir()
+    (dev / "ci/benchtrack.toml").write_text(config + "\n[gate]\nrounds = 4\nlooks = [4]\n")
+    (dev / "benchtrack.toml").unlink()
+    workflow = dev / ".github/workflows/benchtrack.yml"
+    text = workflow.read_text()
+    new = "{mode: bench, config: ci/benchtrack.toml, gh-pages-branch: bench-history}"
+    text = text.replace("with: {mode: bench}", f"with: {new}")
+    text = text.replace("with: {mode: gate}", "with: {mode: gate, config: ci/benchtrack.toml}")
+    workflow.write_text(text)
+    git(dev, "add", "-A")
+    git(dev, "commit", "-q", "-m", "track the benchmarks with benchtrack")
+    origin = tmp / "origin.git"
+    run(tmp, "git", "clone", "-q", "--bare", str(dev), str(origin))
+    engine = Engine(tmp, origin)
+    yield {"tmp": tmp, "origin": origin, "dev": dev, "engine": engine, "spied": spied,
+           "action": {ACTION: action}, "slower": SLOWER_GO}  # fmt: skip
+    engine.close()
+
+
+def test_the_adopters_example_workflow_runs_with_the_new_inputs(adopter):
+    engine, dev, origin = adopter["engine"], adopter["dev"], adopter["origin"]
+    sha = git(dev, "rev-parse", "HEAD")
+    where = workdir(adopter, "push", sha)
+    event = {"ref": "refs/heads/main", "before": "0" * 40, "after": sha, "deleted": False,
+             "repository": event_repository(), "head_commit": head_commit(dev, sha)}  # fmt: skip
+    done = engine.run(where, ".github/workflows/benchtrack.yml", "push", event, run_id=301,
+                      local_actions=adopter["action"])  # fmt: skip
+    assert_succeeded(done, "bench")
+    assert "gate" not in done.jobs  # its `if:` held it back on a push
+    branches = git(origin, "for-each-ref", "--format=%(refname)", "refs/heads/").split()
+    assert "refs/heads/bench-history" in branches and "refs/heads/gh-pages" not in branches
+    tree = git(origin, "ls-tree", "-r", "--name-only", "bench-history").split()
+    assert "index.html" in tree
+    (data,) = [p for p in tree if p.endswith("/data.js")]
+    entries = json.loads(git(origin, "show", f"bench-history:{data}").split("=", 1)[1])["entries"]
+    (entry,) = [e for name, es in entries.items() for e in es]
+    assert entry["commit"]["id"] == sha
+    assert any(b["name"].startswith("go/BenchmarkSum") for b in entry["benches"])
+    # The suites ran without the token: not in their environment, not in git's config.
+    seen = (adopter["spied"] / "env-301.txt").read_text()
+    seen += (adopter["spied"] / "git-301.txt").read_text()
+    assert TOKEN not in seen and "extraheader" not in seen.lower()
+
+    # A pull request that makes BenchmarkSum slower: the gate job fails, naming it.
+    git(dev, "checkout", "-q", "-b", "slower")
+    (dev / "sum_test.go").write_text(adopter["slower"])
+    git(dev, "commit", "-q", "-am", "sum: three times the work")
+    head = git(dev, "rev-parse", "HEAD")
+    git(dev, "checkout", "-q", "--detach", "main")
+    git(dev, "merge", "-q", "--no-ff", "-m", "Merge slower", head)
+    merge = git(dev, "rev-parse", "HEAD")
+    git(dev, "push", "-q", str(origin), f"{head}:refs/heads/slower",
+        f"{head}:refs/pull/7/head", f"{merge}:refs/pull/7/merge")  # fmt: skip
+    pr = {"number": 7, "head": {"sha": head, "ref": "slower", "repo": event_repository()},
+          "base": {"sha": sha, "ref": "main", "repo": event_repository()}}  # fmt: skip
+    where = workdir(adopter, "pr", merge)
+    event = {"action": "opened", "number": 7, "pull_request": pr,
+             "repository": event_repository()}  # fmt: skip
+    done = engine.run(where, ".github/workflows/benchtrack.yml", "pull_request", event,
+                      run_id=302, local_actions=adopter["action"])  # fmt: skip
+    assert done.jobs.get("gate") == "failure", (done.jobs, str(done.log_path))
+    assert "bench" not in done.jobs
+    summary = [line for line in done.log.splitlines() if "go/BenchmarkSum" in line]
+    assert any("regressed" in line for line in summary), str(done.log_path)

@@ -309,7 +309,9 @@ def event_repository() -> dict:
 def head_commit(checkout: Path, sha: str) -> dict:
     """A push event's `head_commit`, as GitHub sends it, from the commit itself."""
     fmt = "%H%n%T%n%an%n%ae%n%cn%n%ce%n%cI%n%B"
-    sha, tree, an, ae, cn, ce, when, *message = _git(checkout, "show", "-s", f"--format={fmt}", sha).split("\n")
+    sha, tree, an, ae, cn, ce, when, *message = _git(
+        checkout, "show", "-s", f"--format={fmt}", sha
+    ).split("\n")
     return {
         "id": sha,
         "tree_id": tree,
@@ -326,7 +328,7 @@ def head_commit(checkout: Path, sha: str) -> dict:
 class Run:
     returncode: int
     log: str
-    jobs: dict[str, str]  # job name -> success | failure (as act reports it)
+    jobs: dict[str, str]  # job name (matrix values filled in) -> success | failure
     log_path: Path
 
 
@@ -373,7 +375,8 @@ class Engine:
             "RUSTUP_HOME": os.environ.get("RUSTUP_HOME", str(home / ".rustup")),
             # the machine's download caches, as a runner's tool cache: installs stay offline-fast
             "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR", str(home / ".cache/uv")),
-            "npm_config_cache": os.environ.get("npm_config_cache", str(home / ".npm")),
+            # npm's own lower-case spelling of its cache setting
+            "npm_config_cache": os.environ.get("npm_config_cache", str(home / ".npm")),  # noqa: SIM112
             "GOPATH": os.environ.get("GOPATH", str(home / "go")),
             "ACTIONS_RUNTIME_URL": self.shim.url + "/",
         }
@@ -391,8 +394,10 @@ class Engine:
         env: dict[str, str] | None = None,
         run_id: int | None = None,
         timeout: int = 1500,
+        local_actions: dict[str, Path] | None = None,
     ) -> Run:
-        """`act EVENT -W WORKFLOW` in `workdir` (a clone whose HEAD is the event's commit)."""
+        """`act EVENT -W WORKFLOW` in `workdir` (a clone whose HEAD is the event's commit);
+        `local_actions` maps more `owner/name@ref` to directories (this repository's action)."""
         self.runs += 1
         run_id = run_id or 100 + self.runs
         event_file = self.tmp / f"event-{run_id}.json"
@@ -411,6 +416,8 @@ class Engine:
         ]  # fmt: skip
         for action in self.actions.values():
             args += ["--local-repository", f"{action.repo}@{action.sha}={action.path}"]
+        for ref, path in (local_actions or {}).items():
+            args += ["--local-repository", f"{ref}={path}"]
         for k, v in (env or {}).items():
             args += ["--env", f"{k}={v}"]
         done = subprocess.run(
@@ -428,8 +435,11 @@ class Engine:
                 lines.append(line)
                 continue
             lines.append(f"[{rec.get('job', '')}] {rec.get('msg', '')}".rstrip())
-            if "jobResult" in rec:
-                jobs[rec.get("job", "")] = rec["jobResult"]
+            if "jobResult" in rec:  # job: "<workflow>/[<called workflow>/]<name>[-<matrix index>]"
+                name = rec.get("job", "").strip().rsplit("/", 1)[-1]
+                if rec.get("matrix"):
+                    name = re.sub(r"-\d+$", "", name)
+                jobs[name] = rec["jobResult"]
         return Run(done.returncode, "\n".join(lines) + "\n" + done.stderr, jobs, log_path)
 
 

@@ -110,7 +110,7 @@ def config_text(suites: list[Suite]) -> str:
 
 
 def workflow_text(action: str) -> str:
-    """The workflow: on a push to main, run and store; on a pull request, gate (≤ 25 lines)."""
+    """The workflow: on a push to main, run and store; on a pull request, gate (≤ 26 lines)."""
     if not ACTION_RE.fullmatch(action):
         raise BadInput("--action", None, "the composite action as OWNER/REPO@REF", action)
     return f"""\
@@ -126,9 +126,10 @@ jobs:
   bench:
     if: github.event_name == 'push'
     runs-on: ubuntu-latest
-    permissions: {{contents: write}} # the push to gh-pages
+    permissions: {{contents: write}} # the push to gh-pages, by the action's publish step only
     steps:
       - uses: {CHECKOUT}
+        with: {{persist-credentials: false}}
       - uses: {action}
         with: {{mode: bench}}
   gate:
