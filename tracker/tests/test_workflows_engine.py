@@ -293,7 +293,7 @@ def adopter(tmp_path_factory):
     git(dev, "commit", "-q", "-m", "track the benchmarks with benchtrack")
     origin = tmp / "origin.git"
     run(tmp, "git", "clone", "-q", "--bare", str(dev), str(origin))
-    engine = Engine(tmp, origin)
+    engine = Engine(tmp, origin, token_url=False)  # no token in the runner's own git config
     yield {"tmp": tmp, "origin": origin, "dev": dev, "engine": engine, "spied": spied,
            "action": {ACTION: action}, "slower": SLOWER_GO}  # fmt: skip
     engine.close()
@@ -313,7 +313,7 @@ def test_the_adopters_example_workflow_runs_with_the_new_inputs(adopter):
     assert "refs/heads/bench-history" in branches and "refs/heads/gh-pages" not in branches
     tree = git(origin, "ls-tree", "-r", "--name-only", "bench-history").split()
     assert "index.html" in tree
-    (data,) = [p for p in tree if p.endswith("/data.js")]
+    (data,) = [p for p in tree if p.startswith("bench/") and p.endswith("/data.js")]
     entries = json.loads(git(origin, "show", f"bench-history:{data}").split("=", 1)[1])["entries"]
     (entry,) = [e for name, es in entries.items() for e in es]
     assert entry["commit"]["id"] == sha

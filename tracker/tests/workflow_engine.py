@@ -92,26 +92,33 @@ def unpack_actions(dest: Path) -> dict[str, Action]:
         assert _git(store, "cat-file", "-t", a["sha"]) == "commit", a
         root = dest / a["repo"].replace("/", "--") / a["tag"]
         built = a.get("built", {})
+        present = set(
+            _git(store, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)").split()
+        )
+        wanted: list[tuple[str, str, Path]] = []
         for line in _git(store, "ls-tree", "-r", "--full-tree", a["sha"]).splitlines():
             meta, path = line.split("\t", 1)
             mode, _, blob = meta.split()
             target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
             if path in built:
-                target.parent.mkdir(parents=True, exist_ok=True)
                 source = ENGINE / "actions" / built[path]["file"]
                 assert _git(dest, "hash-object", str(source)) == built[path]["built_blob"]
                 shutil.copyfile(source, target)
-                continue
-            if subprocess.run(["git", "cat-file", "-e", blob], cwd=store).returncode != 0:
-                continue  # not vendored: a run does not read it
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(
-                subprocess.run(
-                    ["git", "cat-file", "blob", blob], cwd=store, capture_output=True, check=True
-                ).stdout
-            )
+            elif blob in present:  # the rest is not vendored: a run does not read it
+                wanted.append((blob, mode, target))
+        blobs = subprocess.run(
+            ["git", "cat-file", "--batch"], cwd=store, check=True, capture_output=True,
+            input="".join(f"{blob}\n" for blob, _, _ in wanted).encode(),
+        ).stdout  # fmt: skip
+        at = 0
+        for _blob, mode, target in wanted:  # "<sha> blob <size>\n<content>\n" each
+            header_end = blobs.index(b"\n", at)
+            size = int(blobs[at:header_end].split()[2])
+            target.write_bytes(blobs[header_end + 1 : header_end + 1 + size])
             if mode == "100755":
                 target.chmod(0o755)
+            at = header_end + 1 + size + 1
         out[a["repo"]] = Action(a["repo"], a["tag"], a["sha"], root)
     return out
 
@@ -335,7 +342,8 @@ class Run:
 class Engine:
     """act with this test's origin, servers, actions and a runner HOME; one `run` per event."""
 
-    def __init__(self, tmp: Path, origin: Path) -> None:
+    def __init__(self, tmp: Path, origin: Path, token_url: bool = True) -> None:
+        """`token_url`: map github-action-benchmark's push URL (which carries the token) too."""
         self.tmp, self.origin = tmp, origin
         self.act = act_binary()
         assert self.act, "act is installed by `cargo make setup`"
@@ -349,10 +357,11 @@ class Engine:
         self.cache = tmp / "cache"
         self.act_cache = tmp / "act"
         url = f"https://github.com/{OWNER}/{NAME}"
+        mapped = [url]
+        if token_url:
+            mapped.append(f"https://x-access-token:{TOKEN}@github.com/{OWNER}/{NAME}.git")
         (self.home / ".gitconfig").write_text(
-            f'[url "file://{origin}"]\n'
-            f"\tinsteadOf = {url}\n"
-            f"\tinsteadOf = https://x-access-token:{TOKEN}@github.com/{OWNER}/{NAME}.git\n"
+            f'[url "file://{origin}"]\n' + "".join(f"\tinsteadOf = {u}\n" for u in mapped)
         )
         self.artifact_port = _free_port()
         self.shim = PaddingShim(self.artifact_port)
