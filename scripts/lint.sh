@@ -26,6 +26,7 @@ shell_files() {
 # medium severity and up fails, and every ignore says why.
 actions_gates() {
   local root=$1
+  # shellcheck disable=SC2016 # the inner script expands its own arguments
   gate "actionlint"    bash -c 'cd "$1" && uv run --project "$2" --frozen actionlint -no-color' _ "$root" "$here"
   gate "actionlint (composite actions)" uv run --frozen python scripts/lint_composite.py "$root"
   local inputs=()

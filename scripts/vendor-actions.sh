@@ -89,6 +89,7 @@ vendor() {
     echo "tag = \"$tag\""
     echo "sha = \"$sha\""
     echo "pack = \"$name--$tag.pack\""
+    # shellcheck disable=SC2086 # one quoted TOML string per path
     echo "paths = [$(printf '"%s", ' $paths | sed 's/, $//')]"
     [ -z "$built_toml" ] || echo "built = { ${built_toml%, } }"
   } >> "$manifest"

@@ -318,8 +318,11 @@ def test_the_adopters_example_workflow_runs_with_the_new_inputs(adopter):
     (entry,) = [e for name, es in entries.items() for e in es]
     assert entry["commit"]["id"] == sha
     assert any(b["name"].startswith("go/BenchmarkSum") for b in entry["benches"])
-    # The suites ran without the token: not in their environment, not in git's config.
-    seen = (adopter["spied"] / "env-301.txt").read_text()
+    # The suites ran without the token: not in their environment, not in git's config. (act
+    # also gives a composite action's steps its inputs as INPUT_* variables, nektos/act#2874;
+    # GitHub's runner does not, actions/runner#665: those lines are act's, left out here.)
+    env_seen = (adopter["spied"] / "env-301.txt").read_text().splitlines()
+    seen = "\n".join(line for line in env_seen if not line.startswith("INPUT_"))
     seen += (adopter["spied"] / "git-301.txt").read_text()
     assert TOKEN not in seen and "extraheader" not in seen.lower()
 
