@@ -92,7 +92,7 @@ if [ ${#APT_PACKAGES[@]} -gt 0 ]; then
 fi
 
 # --- actionlint for the workflows (built from the Go module proxy; the pip wrapper needs the net)
-gobin=$(go env GOBIN 2>/dev/null || true); [ -n "$gobin" ] || gobin="$(go env GOPATH 2>/dev/null)/bin"
+gobin=$(go env GOBIN 2>/dev/null || true); [ -n "$gobin" ] || gobin="$(go env GOPATH 2>/dev/null || true)/bin"
 if want lint; then
 actionlint_bin=$(command -v actionlint || echo "$gobin/actionlint")
 if ! "$actionlint_bin" --version 2>/dev/null | head -n1 | grep -qx "$ACTIONLINT_VERSION"; then
