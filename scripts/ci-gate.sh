@@ -8,14 +8,26 @@ cd "$(dirname "$0")/.." || exit 2
 . scripts/tools.sh
 
 : "${BASE_SHA:?BASE_SHA must name the PR base commit}"
-base=$(git merge-base "$BASE_SHA" HEAD) || { echo "gate: no merge base of $BASE_SHA and HEAD" >&2; exit 2; }
+if ! base=$(git merge-base "$BASE_SHA" HEAD 2>/dev/null); then
+  if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+    echo "gate: error: no merge base of $BASE_SHA and HEAD in this shallow clone: check out with fetch-depth: 0 (actions/checkout) so the PR's base is reachable" >&2
+  else
+    echo "gate: error: no merge base of $BASE_SHA and HEAD" >&2
+  fi
+  exit 2
+fi
 out=target/gate/comment
 rm -rf "$out" && mkdir -p "$out"
 pin=()
 [ -n "${BENCH_TASKSET:-}" ] && pin=(taskset -c "$BENCH_TASKSET")
+suites=()  # BENCH_SUITES=a,b: these suites only (as in ci-bench.sh); default [gate].suites
+if [ -n "${BENCH_SUITES:-}" ]; then
+  IFS=, read -ra names <<< "$BENCH_SUITES"
+  for name in "${names[@]}"; do suites+=(--suite "$name"); done
+fi
 if [ "${1-}" = "--" ]; then shift; fi  # `cargo make TASK -- ARGS` hands the -- on
 # the rest are extra gate flags, e.g. cargo make gate-ci -- --suite python
-"${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out" "$@"
+"${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out" "${suites[@]}" "$@"
 rc=$?
 [ -f "$out/gate.md" ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ] && cat "$out/gate.md" >> "$GITHUB_STEP_SUMMARY"
 # The PR number as the event gave it (pr-comment.yml still finds the PR from its own event).

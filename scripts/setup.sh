@@ -6,12 +6,13 @@ cd "$(dirname "$0")/.."
 
 UV_VERSION=0.13.8
 ACTIONLINT_VERSION=v1.7.12
+ACT_VERSION=v0.2.89    # nektos/act: runs the workflows in tracker/tests/test_workflows_engine.py
 APT_PACKAGES=()        # filled by the checks below, installed in one apt-get call
 installed=0
 # Parts to provision (comma list): CI jobs ask only for what they use; people get everything.
 # `--parts LIST` overrides $SETUP_PARTS; `--quiet` says nothing when nothing was missing (the
 # tasks a user may run first call it that way before their own work).
-parts=${SETUP_PARTS:-rust,python,perl,browser,lint,npm}
+parts=${SETUP_PARTS:-rust,python,perl,browser,lint,npm,engine}
 quiet=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -47,12 +48,21 @@ fi
 fi
 
 # --- uv, then the locked Python environment (tracker, Python suite, dev tools) -------------
+# uv into a virtual environment of its own (what PEP 668 asks of an externally managed Python,
+# such as the system Python of GitHub's ubuntu-24.04 image), linked into ~/.local/bin.
 if ! command -v uv >/dev/null 2>&1; then
-  say "installing uv $UV_VERSION from PyPI (runs the Python parts from uv.lock)"
-  # PIP_ROOT_USER_ACTION (not the flag) so a pip older than 22.1 does not stop on it
-  PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet "uv==$UV_VERSION"
-  command -v pyenv >/dev/null 2>&1 && pyenv rehash
-  command -v uv >/dev/null 2>&1 || die "uv installed but not on PATH; add $(python3 -m site --user-base)/bin to PATH"
+  uv_home="${XDG_DATA_HOME:-$HOME/.local/share}/benchtrack/uv-$UV_VERSION"
+  if [ ! -x "$uv_home/bin/uv" ]; then
+    say "installing uv $UV_VERSION from PyPI into $uv_home (runs the Python parts from uv.lock)"
+    python3 -m venv "$uv_home" \
+      || die "python3 -m venv failed: install the venv module (Debian/Ubuntu: apt-get install python3-venv)"
+    "$uv_home/bin/python" -m pip install --quiet --disable-pip-version-check "uv==$UV_VERSION"
+  fi
+  mkdir -p "$HOME/.local/bin"
+  ln -sf "$uv_home/bin/uv" "$HOME/.local/bin/uv"
+  export PATH="$HOME/.local/bin:$PATH"
+  # later steps of a GitHub Actions job find it too
+  if [ -n "${GITHUB_PATH:-}" ]; then echo "$HOME/.local/bin" >> "$GITHUB_PATH"; fi
   installed=$((installed + 1))
 fi
 export UV_PYTHON_DOWNLOADS=never
@@ -82,13 +92,31 @@ if [ ${#APT_PACKAGES[@]} -gt 0 ]; then
 fi
 
 # --- actionlint for the workflows (built from the Go module proxy; the pip wrapper needs the net)
+gobin=$(go env GOBIN 2>/dev/null || true); [ -n "$gobin" ] || gobin="$(go env GOPATH 2>/dev/null || true)/bin"
 if want lint; then
-gobin=$(go env GOBIN 2>/dev/null || true); [ -n "$gobin" ] || gobin="$(go env GOPATH 2>/dev/null)/bin"
 actionlint_bin=$(command -v actionlint || echo "$gobin/actionlint")
 if ! "$actionlint_bin" --version 2>/dev/null | head -n1 | grep -qx "$ACTIONLINT_VERSION"; then
   command -v go >/dev/null 2>&1 || die "Go is needed to build actionlint: install golang, then 'cargo make setup' again"
   say "installing actionlint $ACTIONLINT_VERSION with go install (lints .github/workflows)"
   go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+  installed=$((installed + 1))
+fi
+fi
+
+# --- act and Node 24 for the workflow-engine tests: act runs the workflows' jobs on this host,
+# the node24 actions run on the Node 24 that npm ci puts in tracker/tests/engine/node_modules
+if want engine; then
+act_bin=$(command -v act || echo "$gobin/act")
+if [ "$("$act_bin" --version 2>/dev/null)" != "act version ${ACT_VERSION#v}" ]; then
+  command -v go >/dev/null 2>&1 || die "Go is needed to build act: install golang, then 'cargo make setup' again"
+  say "installing act $ACT_VERSION with go install (runs the workflows in the engine tests)"
+  go install "github.com/nektos/act@$ACT_VERSION"
+  installed=$((installed + 1))
+fi
+engine=tracker/tests/engine
+if [ ! -f "$engine/node_modules/.package-lock.json" ] || [ "$engine/package-lock.json" -nt "$engine/node_modules/.package-lock.json" ]; then
+  say "installing Node 24 for the node24 actions in $engine (npm ci, from package-lock.json)"
+  (cd "$engine" && npm ci --no-audit --no-fund --loglevel=error)
   installed=$((installed + 1))
 fi
 fi
@@ -102,7 +130,8 @@ want npm && while IFS= read -r lock; do
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
     installed=$((installed + 1))
   fi
-done < <(find . -name package-lock.json -not -path '*/node_modules/*' -not -path './target/*')
+done < <(find . -name package-lock.json -not -path '*/node_modules/*' -not -path './target/*' \
+           -not -path './tracker/tests/engine/*')
 
 if [ "$installed" -eq 0 ]; then [ "$quiet" -eq 1 ] || say "everything already present, nothing installed"
 else say "done: $installed step(s) installed something"; fi

@@ -9,7 +9,10 @@ read fails too, so a pin cannot hide in a form the regex misses.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,3 +175,59 @@ def test_a_row_without_a_full_sha_or_its_verification_fails(tmp_path):
     found = tree(tmp_path, steps(f"- uses: o/a@{SHA_A} # v1.0.0", "- uses: o/c@abc123 # v2"), bad)
     assert "pins.md: o/c v2: SHA 'abc123' is not 40 hex digits" in found
     assert "pins.md: o/c v2: no 'how verified'" in found
+
+
+# --- every pin a Node 24 release, its SHA its tag's: scripts/verify-pins (the repositories are
+# needed, so here on a made-up one) and the vendored releases the engine tests run
+
+
+def test_the_vendored_actions_are_the_pinned_node24_releases(tmp_path):
+    """Each row has its release vendored (tracker/tests/engine/actions): a git pack holding the
+    pinned commit (git hashes every object it unpacks), whose action.yml runs on node24."""
+    from workflow_engine import unpack_actions
+
+    actions = unpack_actions(tmp_path)
+    rows = {(action, sha, tag) for action, sha, tag in read_table(TABLE)}
+    assert {(a.repo, a.sha, a.tag) for a in actions.values()} == rows
+    for a in actions.values():
+        meta = (a.path / "action.yml").read_text()
+        assert re.search(r"^\s*using:\s*['\"]?node24", meta, re.MULTILINE), a.repo
+
+
+def pin_repo(mirrors: Path, using: str) -> str:
+    repo = mirrors / "o+a/repo"
+    repo.mkdir(parents=True)
+    env = {"GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
+           "GIT_COMMITTER_EMAIL": "a@b", "PATH": os.environ["PATH"]}  # fmt: skip
+    git = lambda *a: subprocess.run(["git", *a], cwd=repo, env=env, check=True,  # noqa: E731
+                                    capture_output=True, text=True).stdout.strip()  # fmt: skip
+    git("init", "-q")
+    (repo / "action.yml").write_text(f"name: a\nruns:\n  using: {using}\n  main: index.js\n")
+    git("add", "-A")
+    git("commit", "-qm", "release")
+    git("tag", "v1.0.0")
+    return git("rev-parse", "HEAD")
+
+
+@pytest.mark.parametrize(
+    ("using", "wrong_sha", "expected"),
+    [
+        ("node24", False, None),
+        ("node24", True, "the tag names"),
+        ("node20", False, "runs on node20, not node24"),
+    ],
+)
+def test_verify_pins_checks_the_tag_and_the_runtime(tmp_path, using, wrong_sha, expected):
+    sha = pin_repo(tmp_path / "mirrors", using)
+    pinned = "c" * 40 if wrong_sha else sha
+    table = tmp_path / "pins.md"
+    table.write_text(f"| `o/a` | v1.0.0 | `{pinned}` | scripts/verify-pins |\n")
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts/verify-pins"), "--mirrors", str(tmp_path / "mirrors"),
+         "--table", str(table)], capture_output=True, text=True,
+    )  # fmt: skip
+    if expected is None:
+        assert done.returncode == 0, done.stderr
+        assert f"ok: o/a v1.0.0 = {sha} (node24)" in done.stdout
+    else:
+        assert done.returncode == 1 and expected in done.stderr, done.stderr

@@ -71,7 +71,7 @@ def test_docs_example_is_what_init_writes(tmp_path):
     files = dry_run(example_repo(tmp_path / "ex"))
     assert doc_block("toml") == files["benchtrack.toml"]
     assert doc_block("yaml") == files[".github/workflows/benchtrack.yml"]
-    assert len(doc_block("yaml").splitlines()) <= 25
+    assert len(doc_block("yaml").splitlines()) <= 26
 
 
 def test_generated_workflow_passes_actionlint(tmp_path):
@@ -87,14 +87,19 @@ def test_generated_workflow_passes_actionlint(tmp_path):
 def test_action_is_a_composite_action_of_benchtrack_commands():
     action = yaml.safe_load((REPO / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
-    assert set(action["inputs"]) == {"mode", "runner-label", "profile"}
+    assert set(action["inputs"]) == {
+        *("mode", "runner-label", "profile", "github-token", "config", "gh-pages-branch"),
+        "working-directory",
+    }
     steps = action["runs"]["steps"]
     assert all("shell" in s for s in steps if "run" in s)
     install, *rest = steps
     assert "scripts/setup.sh" in install["run"]
     for step in rest:
-        # one command a step, the tracker from the action's own locked checkout
+        # one command a step, the tracker from the action's own locked checkout (the publish
+        # step's command is given the token's auth header in its environment alone)
         command = " ".join(step["run"].split())
+        command = re.sub(r'^GIT_CONFIG_VALUE_1="[^"]*\$\([^)]*\)" ', "", command)
         prefix = 'uv run --frozen --project "$GITHUB_ACTION_PATH" benchtrack '
         assert command.startswith(prefix) and "&&" not in command and ";" not in command, command
 
@@ -134,6 +139,8 @@ def _expand(text: str, inputs: dict[str, str], event: dict[str, str]) -> str:
         expr = m.group(1).strip()
         if expr.startswith("inputs."):
             return inputs[expr.removeprefix("inputs.")]
+        if expr == "github.server_url":
+            return "https://github.com"
         return event[expr]
 
     return re.sub(r"\$\{\{(.*?)\}\}", value, text)

@@ -24,7 +24,7 @@ def test_export_prints_bigger_and_smaller_lists(tmp_path, capsys):
     assert smaller and all(expected[r["name"]].direction == "smaller" for r in smaller)
     for record in bigger:
         bench = expected[record["name"]]
-        assert list(record) == ["name", "value", "unit", "range", "extra"]
+        assert list(record) == ["name", "value", "range", "unit", "extra"]
         assert record["value"] == bench.value and record["unit"] == bench.unit
         assert record["range"].startswith("± ")
         extra = parse_extra(record["extra"])

@@ -21,7 +21,7 @@ from benchtrack.tomlcheck import read_toml
 CONFIG = Path("benchtrack.toml")
 WORKFLOW = Path(".github/workflows/benchtrack.yml")
 # actions/checkout as this repository's workflows pin it (docs/action-pins.md).
-CHECKOUT = "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2"
+CHECKOUT = "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1"
 # `uses:` of a remote action: owner/repo[/path]@ref
 ACTION_RE = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./-]+)?@[A-Za-z0-9_./-]+")
 _GO_BENCH = re.compile(r"^func Benchmark", re.MULTILINE)
@@ -110,7 +110,7 @@ def config_text(suites: list[Suite]) -> str:
 
 
 def workflow_text(action: str) -> str:
-    """The workflow: on a push to main, run and store; on a pull request, gate (≤ 25 lines)."""
+    """The workflow: on a push to main, run and store; on a pull request, gate (≤ 26 lines)."""
     if not ACTION_RE.fullmatch(action):
         raise BadInput("--action", None, "the composite action as OWNER/REPO@REF", action)
     return f"""\
@@ -126,9 +126,10 @@ jobs:
   bench:
     if: github.event_name == 'push'
     runs-on: ubuntu-latest
-    permissions: {{contents: write}} # the push to gh-pages
+    permissions: {{contents: write}} # the push to gh-pages, by the action's publish step only
     steps:
       - uses: {CHECKOUT}
+        with: {{persist-credentials: false}}
       - uses: {action}
         with: {{mode: bench}}
   gate:

@@ -1,6 +1,6 @@
 """Result documents -> github-action-benchmark's custom-tool input (`benchtrack export`).
 
-One record per benchmark, `{name, value, unit, range, extra}` in the key order the action stores
+One record per benchmark, `{name, value, range, unit, extra}` in the key order the action stores
 them, so the action's data.js and ours (history.append) hold the same bytes for the same run.
 Bigger-is-better metrics go to `customBiggerIsBetter`; `direction: smaller` ones (peak memory) to
 `customSmallerIsBetter` under their own entry name (docs/architecture.md).

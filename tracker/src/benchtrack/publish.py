@@ -133,6 +133,7 @@ def publish_site(
     attempts: int = 5,
     docs=(),
     retention: Retention | None = None,
+    branch: str = BRANCH,
 ) -> str:
     """Build derived files on the newest gh-pages with `build(dir)`, commit, push; return status.
 
@@ -145,20 +146,21 @@ def publish_site(
     directory (a corrupt data.js refused, a commit already recorded kept), in the same commit.
     A lost race appends again on the new tip. With `retention`, the entries it no longer keeps
     in data.js are then moved to archive.js (benchtrack.history.archive, checked by itself),
-    also in the same commit.
+    also in the same commit. `branch` is the history's branch (gh-pages unless the adopter's
+    workflow names another).
     """
     status = ""
 
     def attempt(_: int) -> str | None:
         nonlocal status
-        fetch_branch(repo)
+        fetch_branch(repo, branch=branch)
         _git(repo, "worktree", "remove", "--force", str(work), check=False)
         shutil.rmtree(work, ignore_errors=True)
         _git(repo, "worktree", "prune")
-        _git(repo, "worktree", "add", "--detach", str(work), BRANCH)
+        _git(repo, "worktree", "add", "--detach", str(work), branch)
         try:
             appended = _append(work, docs)
-            moves = DirStore(work, BRANCH).prune(retention) if retention else []
+            moves = DirStore(work, branch).prune(retention) if retention else []
             _git(work, "add", "-A")  # the append's and the prune's files: the build's are not
             build(work)
             touched = [  # history files the build changed since they were staged
@@ -180,7 +182,7 @@ def publish_site(
             if archived:
                 message += f"; {archived} entries archived ({retention.describe()})"
             _git(work, "commit", "-q", "-m", message)
-            pushed = _git(work, "push", "origin", f"HEAD:refs/heads/{BRANCH}", check=False)
+            pushed = _git(work, "push", "origin", f"HEAD:refs/heads/{branch}", check=False)
             status = f"dashboard published ({len(changed)} files)"
             if archived:
                 status += f", {archived} entries moved to archive.js"
@@ -191,7 +193,7 @@ def publish_site(
     git.push_with_retry(
         attempt,
         lambda stderr, n: PublishError(
-            f"push to {BRANCH} rejected {n} times: {git.what_the_remote_said(stderr)}"
+            f"push to {branch} rejected {n} times: {git.what_the_remote_said(stderr)}"
         ),
         attempts=attempts,
     )

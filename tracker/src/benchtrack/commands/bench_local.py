@@ -60,6 +60,12 @@ HISTORY = Path(".bench/history")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
+        "--config",
+        type=Path,
+        default=CONFIG,
+        help=f"the suites' config (default ./{CONFIG})",
+    )
+    parser.add_argument(
         "--suite",
         help=f"comma-separated suites to run (default: every [bench.suites.<name>] of {CONFIG}, "
         "in order)",
@@ -112,13 +118,13 @@ class SuiteRun:
 
 def run(args: argparse.Namespace) -> int:
     flags.check_markdown(args)
-    declared = suites.load(CONFIG)
-    chosen = _suites(args.suite, declared)
+    declared = suites.load(args.config)
+    chosen = _suites(args.suite, declared, args.config)
     cpu_sets = _cpu_sets(args.cpus)
     label_cpus = parse_cpus(args.runner_cpus, "--runner-cpus") if args.runner_cpus else None
     git = detect_commit(args.commit)
     # checked before minutes of measuring: a bad retention is exit 2 with nothing run or written
-    args.retention = None if args.no_history else load_retention(CONFIG)
+    args.retention = None if args.no_history else load_retention(args.config)
     out = console(stderr=args.json or flags.markdown_on_stdout(args))
     if git.dirty:
         out.print(
@@ -160,13 +166,13 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _suites(text: str | None, declared: dict[str, BenchSuite]) -> list[BenchSuite]:
+def _suites(text: str | None, declared: dict[str, BenchSuite], config: Path) -> list[BenchSuite]:
     if text is None:
         return list(declared.values())
     names = [s.strip() for s in text.split(",") if s.strip()]
     unknown = [s for s in names if s not in declared]
     if unknown or not names:
-        expected = f"a comma-separated subset of {','.join(declared)} ({CONFIG})"
+        expected = f"a comma-separated subset of {','.join(declared)} ({config})"
         raise BadInput("--suite", None, expected, text)
     return [declared[n] for n in names]
 
@@ -323,10 +329,10 @@ def _append_history(runs: list[SuiteRun], args, out) -> None:
         )
     if args.retention is not None:
         moves = open_store(args.history).prune(args.retention)
-        for line in describe(str(args.history), CONFIG, args.retention, moves):
+        for line in describe(str(args.history), args.config, args.retention, moves):
             out.print(f"history: {line}", markup=False)
     _detect(args.history, out)  # before the site, which draws its markers
-    _build_site(args.history, out)
+    _build_site(args.history, out, args.config)
 
 
 def _detect(history: Path, out) -> None:
@@ -342,10 +348,10 @@ def _detect(history: Path, out) -> None:
         out.print(f"change points: none new ({len(all_changes)} in all)", markup=False)
 
 
-def _build_site(history: Path, out) -> None:
+def _build_site(history: Path, out, config: Path) -> None:
     try:
         with site.open_history(str(history)) as loaded:
-            report = site.build_site(loaded, history, order=suites.order(CONFIG))
+            report = site.build_site(loaded, history, order=suites.order(config))
     except BenchtrackError as error:
         out.print(f"dashboard: not built: {error}", markup=False)
         return

@@ -10,7 +10,7 @@ from pathlib import Path
 from benchtrack import detect, publish, site, suites
 from benchtrack.commands import flags
 from benchtrack.detect import Config
-from benchtrack.errors import EXIT_OK
+from benchtrack.errors import EXIT_OK, BadInput
 from benchtrack.history.retention import CONFIG_NAME
 from benchtrack.history.retention import load as load_retention
 from benchtrack.result import ResultDocument
@@ -35,12 +35,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=os.environ.get("GITHUB_STEP_SUMMARY", ""),
         help="append new change points here as Markdown (default: $GITHUB_STEP_SUMMARY)",
     )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help=f"the suites' order and [history.retention] (default ./{CONFIG_NAME}, if present)",
+    )
+    parser.add_argument(
+        "--branch",
+        default=publish.BRANCH,
+        help=f"the history's branch on origin (default {publish.BRANCH})",
+    )
     flags.add_json(parser, "what was published")
 
 
 def run(args: argparse.Namespace) -> int:
-    order = suites.order(Path(suites.CONFIG_NAME))  # read (and checked) before gh-pages is touched
-    retention = load_retention(Path(CONFIG_NAME))  # a bad one: exit 2 before any git work
+    config = args.config or Path(CONFIG_NAME)
+    if args.config and not args.config.is_file():
+        raise BadInput(args.config, None, "a config file (--config)")
+    order = suites.order(config)  # read (and checked) before gh-pages is touched
+    retention = load_retention(config)  # a bad one: exit 2 before any git work
     found: dict[str, int] = {}
 
     def build(history: Path) -> None:
@@ -64,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
 
     docs = [(path, ResultDocument.load(path)) for path in args.results]  # all checked first
     work = Path("target/bench/gh-pages-site").resolve()
-    status = publish.publish_site(Path.cwd(), work, build, docs=docs, retention=retention)
+    status = publish.publish_site(
+        Path.cwd(), work, build, docs=docs, retention=retention, branch=args.branch
+    )
     if args.json:  # the change points of the last attempt (a lost push race builds again)
         flags.print_json({"status": status, "changes": found["changes"], "new": found["new"]})
     else:

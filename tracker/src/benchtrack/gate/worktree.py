@@ -33,11 +33,23 @@ def repo_root(start: Path) -> Path:
     return Path(proc.stdout.strip())
 
 
+def _shallow(repo: Path) -> str:
+    """What to add to a missing-commit error in a shallow clone (a CI checkout's default)."""
+    proc = git.run(repo, "rev-parse", "--is-shallow-repository", check=False)
+    if proc.stdout.strip() != "true":
+        return ""
+    return (
+        "; this is a shallow clone, so the commit may just not be fetched: check out with "
+        "fetch-depth: 0 (actions/checkout) or run `git fetch --unshallow`"
+    )
+
+
 def resolve(repo: Path, ref: str, flag: str) -> tuple[str, str]:
     """(sha, subject) of `ref`; an unknown ref is bad input naming the flag."""
     proc = git.run(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
     if proc.returncode != 0 or not proc.stdout.strip():
-        raise BadInput(flag, None, "a git ref naming a commit in " + str(repo), ref)
+        where = "a git ref naming a commit in " + str(repo) + _shallow(repo)
+        raise BadInput(flag, None, where, ref)
     sha = proc.stdout.strip()
     subject = git.run(repo, "log", "-1", "--format=%s", sha).stdout.strip()
     return sha, subject
@@ -47,7 +59,8 @@ def merge_base(repo: Path, base: str, head: str) -> tuple[str, str]:
     """(sha, subject) of the best common ancestor: what a PR's changes are measured against."""
     proc = git.run(repo, "merge-base", base, head, check=False)
     if proc.returncode != 0 or not proc.stdout.strip():
-        raise BadInput("--merge-base", None, f"a common ancestor of {base} and {head}", None)
+        expected = f"a common ancestor of {base} and {head}{_shallow(repo)}"
+        raise BadInput("--merge-base", None, expected, None)
     return resolve(repo, proc.stdout.split()[0], "--merge-base")
 
 

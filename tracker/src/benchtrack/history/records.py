@@ -1,7 +1,8 @@
-"""Result documents -> github-action-benchmark bench records `{name, value, unit, range, extra}`.
+"""Result documents -> github-action-benchmark bench records `{name, value, range, unit, extra}`.
 
-In the key order the action stores them, so the action's data.js (fed by `benchtrack export`) and
-ours (`benchtrack append`) hold the same bytes for the same run.
+In the key order the pinned action (v1.22.0; its zod schema's order since v1.20.7) stores them, so
+the action's data.js (fed by `benchtrack export`) and ours (`benchtrack append`) hold the same
+bytes for the same run. Entries written before keep the order they were written in.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ def bench_record(bench: Benchmark, runner: Runner) -> dict[str, Any]:
     return {
         "name": bench.name,
         "value": js_value(bench.value),
-        "unit": bench.unit,
         "range": format_range(bench.ci),
+        "unit": bench.unit,
         "extra": format_extra(runner.label, runner.cpus, len(bench.samples), bench.ci, bench.suite),
     }
 
