@@ -80,10 +80,11 @@ def test_site_layout_and_data_js_copied_byte_for_byte(built: Built) -> None:
     out = built.site
     for rel in (
         "index.html",
-        *(f"dashboard/js/{js.name}" for js in sorted((REPO / "gh-pages/src/js").glob("*.js"))),
+        *(f"dashboard/js/{js.name}" for js in sorted((REPO / "tracker/src/benchtrack/dashboard/js").glob("*.js"))),
         "dashboard/style.css",
         "dashboard/vendor/uPlot.iife.min.js",
         "dashboard/vendor/uPlot.min.css",
+        "dashboard/vendor/uPlot.LICENSE.txt",
         "dashboard/data/index.js",
         "bench/changes.json",
     ):

@@ -1,4 +1,4 @@
-"""The dashboard's code stays split (no browser): every file of gh-pages/src/js/ is a classic script
+"""The dashboard's code stays split (no browser): every file of the dashboard's js/ (benchtrack/dashboard/) is a classic script
 that index.html loads once, deferred, in dependency order, each under MAX_LINES lines. A file takes
 what it uses from the namespace (`const { ... } = app;`) and adds what later files use
 (`Object.assign(app, { ... });`); a name taken before the file that adds it has run would be
@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 
 from dashboard_fixture import REPO
 
-SRC = REPO / "gh-pages/src"
+SRC = REPO / "tracker/src/benchtrack/dashboard"
 MAX_LINES = 400
 NAMESPACE = "window.BenchtrackDashboard = window.BenchtrackDashboard || {}"
 

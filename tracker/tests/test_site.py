@@ -11,12 +11,6 @@ import pytest
 
 from benchtrack import cli, synthetic
 from benchtrack.history import GitStore, open_store
-from benchtrack.site import default_source
-
-pytestmark = pytest.mark.skipif(
-    not (default_source() / "node_modules/uplot/dist/uPlot.iife.min.js").is_file(),
-    reason="the chart library is not installed (cargo make dashboard-deps)",
-)
 
 
 def _tree(root: Path) -> dict[str, bytes]:

@@ -1,12 +1,13 @@
 """Build the gh-pages dashboard from a history (`benchtrack site HISTORY --out DIR`).
 
-The published site is the static source in `gh-pages/src/` plus the vendored chart library (uPlot,
-from `gh-pages/node_modules`, locked by `gh-pages/package-lock.json`) plus a compact index derived
-from the history, written beside `bench/`:
+The published site is the dashboard shipped inside this package (`benchtrack/dashboard/`: the page,
+its scripts and style, and the chart library uPlot vendored under `vendor/`, checked against the
+npm tarball `gh-pages/package-lock.json` locks) plus a compact index derived from the history,
+written beside `bench/`:
 
     OUT/index.html                      the dashboard (opens from file:// and from GitHub Pages)
     OUT/dashboard/js/*.js, style.css    its code (classic scripts, loaded in order by index.html)
-    OUT/dashboard/vendor/uPlot.*        the chart library, copied from node_modules
+    OUT/dashboard/vendor/uPlot.*        the chart library (and its licence)
     OUT/dashboard/data/index.js         window.BENCHTRACK_INDEX: runners, commits (deduplicated
                                         across runners), suites/groups/benchmarks, latest and
                                         previous values with their ± half-widths,
@@ -62,19 +63,14 @@ SCHEMA = "benchtrack.site/1"
 # commits each group also gets an overview file of bucket means (same layout, fewer points).
 OVERVIEW_BUCKETS = 200
 _SLUG = re.compile(r"[^a-z0-9._-]+")
-_VENDOR = {
-    "uplot/dist/uPlot.iife.min.js": "uPlot.iife.min.js",
-    "uplot/dist/uPlot.min.css": "uPlot.min.css",
-    "uplot/LICENSE": "uPlot.LICENSE.txt",
-}
+# What of the source tree is not published: the vendored library's provenance, which a test reads.
+_NOT_PUBLISHED = {Path("vendor/uplot.json")}
+_REQUIRED = ("index.html", "vendor/uPlot.iife.min.js", "vendor/uPlot.min.css")
 
 
 def default_source() -> Path:
-    """The dashboard's source tree: `gh-pages/` at the repository root (or $BENCHTRACK_SITE_SRC)."""
-    env = os.environ.get("BENCHTRACK_SITE_SRC")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[3] / "gh-pages"
+    """The dashboard shipped in this package (`benchtrack/dashboard/`), wherever it is installed."""
+    return Path(__file__).resolve().parent / "dashboard"
 
 
 # --------------------------------------------------------------------------------------------
@@ -544,40 +540,29 @@ def build_site(
     """Write the dashboard for `history` into `out` (see the module doc for the layout); `order`:
     the suites' order (derive's `suite_order`)."""
     source = source or default_source()
-    static = source / "src"
-    if not (static / "index.html").is_file():
-        raise BadInput(static, "index.html", "the dashboard source (gh-pages/src/index.html)")
-    vendor_src = source / "node_modules"
-    missing = [rel for rel in _VENDOR if not (vendor_src / rel).is_file()]
+    missing = [rel for rel in _REQUIRED if not (source / rel).is_file()]
     if missing:
-        raise BadInput(
-            vendor_src / missing[0],
-            None,
-            "the chart library installed by `npm ci --prefix gh-pages` (cargo make dashboard-deps)",
-        )
+        raise BadInput(source / missing[0], None, "a dashboard source tree (benchtrack/dashboard/)")
     site = derive(history, suite_order=order)
     archive = derive_archive(history, site, suite_order=order)
     out.mkdir(parents=True, exist_ok=True)
     dash = out / "dashboard"
 
-    # Static files: index.html at the top, everything else under dashboard/.
+    # The source: index.html at the top, everything else (code, style, vendor/) under dashboard/.
     code = set()
-    for path in sorted(static.rglob("*")):
-        if path.is_dir():
+    for path in sorted(source.rglob("*")):
+        rel = path.relative_to(source)
+        if path.is_dir() or rel in _NOT_PUBLISHED or "__pycache__" in rel.parts:
             continue
-        rel = path.relative_to(static)
         target = out / rel if rel == Path("index.html") else dash / rel
         _write(target, path.read_bytes())
         code.add(target)
-    # Code an older build wrote that the source no longer has (dashboard/app.js before it was split
-    # into js/): dashboard/ is derived, so a build over an old site equals a fresh one. Its data/
-    # and vendor/ are kept in step on their own.
+    # What an older build wrote that the source no longer has (dashboard/app.js before it was
+    # split into js/): dashboard/ is derived, so a build over an old site equals a fresh one. Its
+    # data/ is kept in step on its own.
     for path in sorted(dash.rglob("*")):
-        derived_apart = path.relative_to(dash).parts[0] in ("data", "vendor")
-        if path.is_file() and not derived_apart and path not in code:
+        if path.is_file() and path.relative_to(dash).parts[0] != "data" and path not in code:
             path.unlink()
-    for rel, name in _VENDOR.items():
-        _write(dash / "vendor" / name, (vendor_src / rel).read_bytes())
 
     # Group payloads first, the index last: a reader never sees an index naming a missing file.
     sizes = _write_groups(dash / "data" / "g", site.groups)
