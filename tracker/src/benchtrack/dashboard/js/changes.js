@@ -1,9 +1,10 @@
-/* What a change is: change points (regression or improvement) and whether a change between two
- * runs is measured or within the runs' noise. */
+/* Change points (bench/changes.json, from `benchtrack detect`) as events: one per series and
+ * commit, across the runner sizes that found it, with its recovery (a later step of the same
+ * series back the other way) and whether it was dismissed (kept in local storage). */
 (function (app) {
   'use strict';
 
-  const { BENCH, CHANGES, IDX, RUNNER_BY_KEY, pct } = app;
+  const { BENCH, IDX, RUNNER_BY_KEY, median } = app;
 
   function isRegression(c, bench) {
     // detect's own verdict when it gave one; else a fall of a bigger-is-better metric or a rise of
@@ -16,35 +17,54 @@
     const dir = d === 'smaller' || d === 'bigger' ? d : bench.dir;
     return dir === 'smaller' ? c.change > 0 : c.change < 0;
   }
-  // A change between two runs is coloured only when it is real: the runs' ± ranges (value ± half
-  // its ci) do not overlap, or change-point detection flagged a step there. Runs of unchanged code
-  // on a busy machine differ by tens of percent inside their own ranges; that is noise, shown
-  // neutral. A (v, r) is a run's value and half-width (NaN: not recorded, so never judged real).
-  const MIN_CHANGE = 0.02;       // smaller changes stay neutral unless detection flagged them
-  function judge(dir, a, b, flagged) {
-    if (!a || !b || !a.v) return { kind: '', note: '' };
-    const ch = b.v / a.v - 1;
-    const worse = dir === 'smaller' ? ch > 0 : ch < 0;
-    const rel = (x) => pct(x.r / x.v).replace(/^[+−]/, '±');
-    if (flagged) return { kind: worse ? 'worse' : 'better', why: 'confirmed', note: 'confirmed by change-point detection' };
-    if (isNaN(a.r) || isNaN(b.r)) return { kind: '', why: 'unknown', note: 'no ± range recorded, so not judged' };
-    if (Math.abs(b.v - a.v) <= a.r + b.r) return { kind: '', why: 'noise', note: `within the runs' spread (${rel(a)} before, ${rel(b)} after)` };
-    if (Math.abs(ch) < MIN_CHANGE) return { kind: '', why: 'small', note: `beyond the runs' spread but under ${MIN_CHANGE * 100} %` };
-    return { kind: worse ? 'worse' : 'better', why: 'beyond', note: `beyond the runs' spread (${rel(a)} before, ${rel(b)} after)` };
+
+  // Dismissed events, per repository, in this browser's local storage (file:// included).
+  const STORE = 'benchtrack.dismissed:' + ((IDX && IDX.repoUrl) || 'local');
+  function readDismissed() {
+    try { return new Set(JSON.parse(localStorage.getItem(STORE) || '[]')); } catch (e) { return new Set(); }
   }
-  function flaggedAt(name, runner, from, to) {
-    // detection flagged a step of this series on this runner at a commit in (from, to]
-    return (CHANGES.get(name) || []).some((c) => c.runner === runner && c.i > from && c.i <= to);
+  const dismissed = readDismissed();
+  function setDismissed(key, on) {
+    if (on) dismissed.add(key); else dismissed.delete(key);
+    try { localStorage.setItem(STORE, JSON.stringify([...dismissed])); } catch (e) { /* storage off: this page only */ }
   }
 
-  function changeRows() {
-    // every change point of a known benchmark, with its verdict; the index is newest first
-    return ((IDX && IDX.changes) || []).filter((c) => BENCH.has(c.series) && RUNNER_BY_KEY.has(c.runner)).map((c) => ({ c, b: BENCH.get(c.series), bad: isRegression(c, BENCH.get(c.series)) }));
+  function changeEvents() {
+    // the index is newest commit first; one event per (series, commit), its sizes in index order
+    const byKey = new Map();
+    for (const c of (IDX && IDX.changes) || []) {
+      const b = BENCH.get(c.series);
+      if (!b || !RUNNER_BY_KEY.has(c.runner)) continue;
+      const key = c.series + '@' + c.commit;
+      if (!byKey.has(key)) byKey.set(key, { key, b, series: c.series, commit: c.commit, i: c.i, bad: isRegression(c, b), points: [], isNew: false });
+      const e = byKey.get(key);
+      e.points.push(c);
+      e.isNew = e.isNew || !!c.new;
+    }
+    const events = [...byKey.values()];
+    for (const e of events) {
+      e.runners = e.points.map((c) => c.runner);
+      const ch = e.points.map((c) => c.change).filter((x) => x != null).sort((a, b) => a - b);
+      e.change = ch.length ? median(ch) : null;
+      e.dismissed = dismissed.has(e.key);
+    }
+    for (const e of events) {
+      // recovered: a later step of the same series on one of its sizes, back the other way
+      const back = events.filter((o) => o.series === e.series && o.i > e.i && o.bad !== e.bad && o.runners.some((r) => e.runners.includes(r)));
+      back.sort((x, y) => x.i - y.i);
+      if (back.length) {
+        const o = back[0];
+        const net = e.change != null && o.change != null ? (1 + e.change) * (1 + o.change) - 1 : null;
+        e.recovery = { commit: o.commit, i: o.i, change: o.change, net, whole: net != null && Math.abs(net) < 0.03 };
+      }
+    }
+    return events;
   }
-  function changeCounts(rows) {
-    const bad = rows.filter((r) => r.bad);
-    return { regressions: bad.length, improvements: rows.length - bad.length, all: rows.length, fresh: bad.filter((r) => r.c.new).length };
+  function changeCounts(events) {
+    const live = events.filter((e) => !e.dismissed);
+    const bad = live.filter((e) => e.bad);
+    return { regressions: bad.length, improvements: live.length - bad.length, all: live.length, fresh: bad.filter((e) => e.isNew).length, dismissed: events.length - live.length };
   }
 
-  Object.assign(app, { isRegression, judge, flaggedAt, changeRows, changeCounts });
+  Object.assign(app, { isRegression, changeEvents, changeCounts, setDismissed });
 })(window.BenchtrackDashboard = window.BenchtrackDashboard || {});

@@ -1,13 +1,20 @@
-/* Chart data (aligned series, bucket means) and drawing (y range, ± bands, change markers,
- * axes), and the small-multiple trend chart. */
+/* Chart data (aligned series, their levels and expected-range bands, bucket means) and drawing
+ * (y range, bands, level lines, change markers, machine changes, axes), and the small-multiple
+ * trend chart of the overview. A chart shows the raw runs faintly and, over them, the level each
+ * segment settles at (a rolling median between change points) with the band of the range its
+ * history expects: a month of noisy wall time reads as a level and a band, not a tangle. */
 (function (app) {
   'use strict';
 
-  const { BENCH, BETTER, CHANGES, RUNNER_BY_KEY, T, WORSE, fmt, isRegression, live, nCommits,
-    seriesOf, state, trim, xSpan } = app;
+  const { BENCH, BETTER, CHANGES, RUNNER_BY_KEY, T, WORSE, fmt, isRegression, levels, live,
+    median, nCommits, seriesOf, state, trim, xSpan } = app;
+
+  const DAY = 86400;
 
   function seriesFor(name, keys, norm, kind) {
-    // Aligned data for uPlot: x = commit time; per runner y, lo, hi (nulls where a runner has no point).
+    // Aligned data for uPlot: x = commit time; per runner the raw values, and their levels and
+    // band (lv, lo, hi); nulls where a runner has no point. `norm`: each line divided by the
+    // median of its first runs (one run alone is as noisy as any other).
     const per = seriesOf(name, kind || 'full') || {};
     const use = keys.filter((k) => per[k]);
     const n = nCommits();
@@ -18,82 +25,76 @@
     const pos = new Int32Array(n).fill(-1);
     idx.forEach((c, j) => { pos[c] = j; });
     const xs = idx.map((i) => T[i]);
-    const ys = [], los = [], his = [];
+    const decimated = kind === 'overview' && !!BENCH.get(name).group.ofile;
+    const ys = [], lvs = [], los = [], his = [];
     for (const k of use) {
       const s = per[k];
-      const y = new Array(idx.length).fill(null), lo = new Array(idx.length).fill(null), hi = new Array(idx.length).fill(null);
-      const base = norm && s.v.length ? s.v[0] : 1;
-      for (let j = 0; j < s.i.length; j++) {
-        const at = pos[s.i[j]];
-        const v = s.v[j] / base, r = (isNaN(s.r[j]) ? 0 : s.r[j]) / base;
-        y[at] = v; lo[at] = v - r; hi[at] = v + r;
+      const first = Array.from(s.v.slice(0, 10)).filter((v) => v > 0).sort((a, b) => a - b);
+      const base = norm && first.length ? median(first) : 1;
+      const at = new Set((CHANGES.get(name) || []).filter((c) => c.runner === k).map((c) => c.i));
+      const steps = [];
+      for (let m = 0; m < s.i.length; m++) if (at.has(s.i[m])) steps.push(m);
+      // bucket means are smooth already: they are their own level, with no band
+      const lv = decimated ? { mid: Array.from(s.v), lo: [], hi: [] } : levels(s.v, steps, 15);
+      const row = () => new Array(idx.length).fill(null);
+      const y = row(), l = row(), lo = row(), hi = row();
+      const few = s.v.length < 4;  // the first runs: no level to speak of, each run's own ± range
+      for (let m = 0; m < s.i.length; m++) {
+        const j = pos[s.i[m]];
+        y[j] = s.v[m] / base;
+        if (few) {
+          const r = isNaN(s.r[m]) ? 0 : s.r[m];
+          lo[j] = Math.max(0, s.v[m] - r) / base; hi[j] = (s.v[m] + r) / base;
+        } else if (lv.lo[m] != null) { lo[j] = lv.lo[m] / base; hi[j] = lv.hi[m] / base; }
+        if (!few && lv.mid[m] != null) l[j] = lv.mid[m] / base;
       }
-      ys.push(y); los.push(lo); his.push(hi);
+      ys.push(y); lvs.push(l); los.push(lo); his.push(hi);
     }
-    return { keys: use, idx, xs, ys, los, his, decimated: kind === 'overview' && !!BENCH.get(name).group.ofile };
+    return { keys: use, idx, xs, ys, lvs, los, his, decimated };
   }
 
-  function decimate(sd, buckets) {
-    // Small multiples: bucket means (x, value, band) when there are many more points than pixels.
-    const n = sd.xs.length;
-    if (n <= buckets * 1.5) return sd;
-    const k = Math.ceil(n / buckets), m = Math.ceil(n / k);
-    const idx = new Array(m), xs = new Array(m);
-    const mean = (arr, a, b) => {
-      let sum = 0, c = 0;
-      for (let j = a; j < b; j++) if (arr[j] != null) { sum += arr[j]; c++; }
-      return c ? sum / c : null;
-    };
-    const ys = sd.ys.map(() => new Array(m)), los = sd.ys.map(() => new Array(m)), his = sd.ys.map(() => new Array(m));
-    for (let b = 0; b < m; b++) {
-      const a = b * k, e = Math.min(n, a + k);
-      idx[b] = sd.idx[e - 1];
-      xs[b] = mean(sd.xs, a, e);
-      for (let s = 0; s < sd.ys.length; s++) {
-        ys[s][b] = mean(sd.ys[s], a, e); los[s][b] = mean(sd.los[s], a, e); his[s][b] = mean(sd.his[s], a, e);
-      }
-    }
-    return { keys: sd.keys, idx, xs, ys, los, his, decimated: true };
+  function visible(u, sd) {
+    const i0 = u.series[0].idxs ? u.series[0].idxs[0] : 0;
+    const i1 = u.series[0].idxs ? u.series[0].idxs[1] : sd.xs.length - 1;
+    return [i0, i1];
   }
 
   function yRange(sd, logScale) {
     return (u) => {
-      const i0 = u.series[0].idxs ? u.series[0].idxs[0] : 0;
-      const i1 = u.series[0].idxs ? u.series[0].idxs[1] : sd.xs.length - 1;
+      const [i0, i1] = visible(u, sd);
       let min = Infinity, max = -Infinity;
       for (let s = 0; s < sd.ys.length; s++) {
         if (!u.series[s + 1].show) continue;
-        const lo = sd.los[s], hi = sd.his[s];
-        for (let j = i0; j <= i1; j++) {
-          if (lo[j] == null) continue;
-          if (lo[j] < min) min = lo[j];
-          if (hi[j] > max) max = hi[j];
+        for (const arr of [sd.ys[s], sd.los[s], sd.his[s]]) {
+          for (let j = i0; j <= i1; j++) {
+            const v = arr[j];
+            if (v == null) continue;
+            if (v < min) min = v;
+            if (v > max) max = v;
+          }
         }
       }
       if (!isFinite(min)) return [logScale ? 1 : 0, 1];
-      if (logScale) {
-        let lmin = Infinity;
-        for (const y of sd.ys) for (let j = i0; j <= i1; j++) if (y[j] > 0 && y[j] < lmin) lmin = y[j];
-        min = Math.max(min, lmin / 2);
-        return uPlot.rangeLog(Math.max(min, 1e-12), Math.max(max, min * 1.01), 10, true);
-      }
+      if (logScale) return uPlot.rangeLog(Math.max(min / 1.2, 1e-12), Math.max(max, min * 1.01), 10, true);
       const pad = (max - min) * 0.08 || Math.abs(max) * 0.05 || 1;
-      return [min >= 0 ? Math.max(0, min - pad) : min - pad, max + pad];
+      // the data are positive: the axis never goes below zero (it read "−74.2 M")
+      return [Math.max(0, min - pad), max + pad];
     };
   }
 
   function drawBands(u, sd, alpha) {
-    // The uncertainty band (value ± range) of each runner, under its line.
+    // Under the lines: each runner's expected-range band around its level.
     const ctx = u.ctx;
     const { left, top, width, height } = u.bbox;
     ctx.save();
     ctx.beginPath(); ctx.rect(left, top, width, height); ctx.clip();
-    const i0 = Math.max(0, (u.series[0].idxs || [0])[0] - 1);
-    const i1 = Math.min(sd.xs.length - 1, (u.series[0].idxs || [0, sd.xs.length - 1])[1] + 1);
+    const [a, b] = visible(u, sd);
+    const i0 = Math.max(0, a - 1), i1 = Math.min(sd.xs.length - 1, b + 1);
+    const yPos = (v) => u.valToPos(u.scales.y.distr === 3 ? Math.max(v, u.scales.y.min) : v, 'y', true);
     for (let s = 0; s < sd.ys.length; s++) {
       if (!u.series[s + 1].show) continue;
       const lo = sd.los[s], hi = sd.his[s];
-      ctx.fillStyle = RUNNER_BY_KEY.get(sd.keys[s]).color + (alpha || '2e');
+      ctx.fillStyle = RUNNER_BY_KEY.get(sd.keys[s]).color + (alpha || '24');
       let j = i0;
       while (j <= i1) {
         while (j <= i1 && lo[j] == null) j++;
@@ -104,7 +105,7 @@
         if (end === start) {
           // a lone point (the first run, or a runner's only one) has no band: an error bar
           const x = u.valToPos(sd.xs[start], 'x', true), w = 3 * devicePixelRatio;
-          const y0 = u.valToPos(hi[start], 'y', true), y1 = u.valToPos(Math.max(lo[start], u.scales.y.min), 'y', true);
+          const y0 = yPos(hi[start]), y1 = yPos(Math.max(lo[start], u.scales.y.min));
           ctx.strokeStyle = RUNNER_BY_KEY.get(sd.keys[s]).color + '99';
           ctx.lineWidth = 1.5 * devicePixelRatio;
           ctx.beginPath();
@@ -116,17 +117,66 @@
         }
         ctx.beginPath();
         for (let k = start; k <= end; k++) {
-          const x = u.valToPos(sd.xs[k], 'x', true), y = u.valToPos(hi[k], 'y', true);
+          const x = u.valToPos(sd.xs[k], 'x', true), y = yPos(hi[k]);
           k === start ? ctx.moveTo(x, y) : ctx.lineTo(x, y);
         }
-        for (let k = end; k >= start; k--) {
-          const lv = u.scales.y.distr === 3 ? Math.max(lo[k], u.scales.y.min) : lo[k];
-          ctx.lineTo(u.valToPos(sd.xs[k], 'x', true), u.valToPos(lv, 'y', true));
-        }
+        for (let k = end; k >= start; k--) ctx.lineTo(u.valToPos(sd.xs[k], 'x', true), yPos(lo[k]));
         ctx.closePath(); ctx.fill();
       }
     }
     ctx.restore();
+  }
+
+  function drawLevels(u, sd, width) {
+    // Over the raw runs: each runner's level, a gap where it has no point.
+    const ctx = u.ctx;
+    const { left, top, width: w, height } = u.bbox;
+    ctx.save();
+    ctx.beginPath(); ctx.rect(left, top, w, height); ctx.clip();
+    const [a, b] = visible(u, sd);
+    for (let s = 0; s < sd.ys.length; s++) {
+      if (!u.series[s + 1].show) continue;
+      const r = RUNNER_BY_KEY.get(sd.keys[s]);
+      ctx.strokeStyle = r.color;
+      ctx.lineWidth = (width || 2.2) * devicePixelRatio;
+      ctx.setLineDash(r.dash.map((d) => d * devicePixelRatio));
+      ctx.beginPath();
+      let open = false;
+      for (let j = Math.max(0, a - 1); j <= Math.min(sd.xs.length - 1, b + 1); j++) {
+        const v = sd.lvs[s][j];
+        if (v == null) continue;  // this runner has no point here: the line runs on to its next one
+        const x = u.valToPos(sd.xs[j], 'x', true), y = u.valToPos(v, 'y', true);
+        if (open) ctx.lineTo(x, y); else { ctx.moveTo(x, y); open = true; }
+      }
+      ctx.stroke();
+    }
+    ctx.restore();
+  }
+
+  function machineChanges(sd) {
+    // [{key, i, m}] where a shown runner's machine changed (its first known machine is no change)
+    const out = [];
+    for (const k of sd.keys) {
+      const ms = RUNNER_BY_KEY.get(k).machines || [];
+      for (let n = 1; n < ms.length; n++) out.push({ key: k, i: ms[n][0], from: ms[n - 1], to: ms[n] });
+    }
+    return out;
+  }
+  function drawMachines(u, sd) {
+    // a dashed vertical line where a runner changed machine (a CPU change moves every level)
+    const ctx = u.ctx, drawn = [];
+    for (const c of machineChanges(sd)) {
+      const x = u.valToPos(T[c.i], 'x', true);
+      if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) continue;
+      ctx.save();
+      ctx.strokeStyle = RUNNER_BY_KEY.get(c.key).color;
+      ctx.lineWidth = 1.2 * devicePixelRatio;
+      ctx.setLineDash([3 * devicePixelRatio, 3 * devicePixelRatio]);
+      ctx.beginPath(); ctx.moveTo(x, u.bbox.top); ctx.lineTo(x, u.bbox.top + u.bbox.height); ctx.stroke();
+      ctx.restore();
+      drawn.push({ runner: c.key, i: c.i, x: x / devicePixelRatio });
+    }
+    u.root.parentElement.dataset.machines = JSON.stringify(drawn);
   }
 
   function changeMarkers(name, sd) {
@@ -152,7 +202,8 @@
     const drawn = [];
     for (const { c, s, j } of changeMarkers(bench.name, sd)) {
       if (!u.series[s + 1].show) continue;
-      const x = u.valToPos(sd.xs[j], 'x', true), y = u.valToPos(sd.ys[s][j], 'y', true);
+      const level = sd.lvs[s][j] ?? sd.ys[s][j];
+      const x = u.valToPos(sd.xs[j], 'x', true), y = u.valToPos(level, 'y', true);
       if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) continue;
       const up = c.change == null ? true : c.change > 0;
       const bad = isRegression(c, bench);
@@ -175,41 +226,58 @@
     u.root.parentElement.dataset.markers = JSON.stringify(drawn);
   }
 
+  function label(v, norm, digits) { return norm ? trim(v.toPrecision(digits)) + '×' : fmt(v, digits); }
   function axisValues(norm) {
-    return (u, splits) => splits.map((v) => (v == null ? '' : norm ? trim(v.toPrecision(3)) + '×' : fmt(v)));
+    // as few digits as keep the labels apart (a narrow range read "4 / 4 / 4")
+    return (u, splits) => {
+      const shown = splits.filter((v) => v != null);
+      let digits = 3;
+      while (digits < 7 && new Set(shown.map((v) => label(v, norm, digits))).size < shown.length) digits++;
+      return splits.map((v) => (v == null ? '' : label(v, norm, digits)));
+    };
   }
   const NO_HOVER = window.matchMedia('(hover: none)').matches;
   const AXIS_FONT = '11px system-ui, sans-serif';
   const utc = (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC');
+  const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const dayText = (t) => { const d = new Date(t * 1000); return MONTHS[d.getUTCMonth()] + ' ' + d.getUTCDate(); };
+
+  function xRange(span) {
+    // the overview's x range: the whole history or its last `span` days, a little room each side
+    const b = T[T.length - 1], a = span ? Math.max(T[0], b - span * DAY) : T[0];
+    return xSpan(a - (b - a) * 0.03, b + (b - a) * 0.03);
+  }
 
   function miniChart(host) {
     const bench = BENCH.get(host.dataset.bench);
     const keys = state.runners.filter((k) => bench.runners.includes(k));
     const w = host.clientWidth || 260;
-    const sd = decimate(seriesFor(bench.name, keys, state.norm, 'overview'), Math.max(40, Math.round(w / 2)));
+    const sd = seriesFor(bench.name, keys, state.norm, 'overview');
+    const [a, b] = xRange(Number(state.span) || 0);
     const u = new uPlot({
-      width: w, height: host.clientHeight || 110,
+      width: w, height: host.clientHeight || 130,
       pxAlign: 0,
       cursor: { show: false },
       legend: { show: false },
       select: { show: false },
-      // a little room left and right, so the first and latest points (and markers) are whole
-      scales: { x: { time: true, range: () => { const a = T[0], b = T[T.length - 1]; return xSpan(a - (b - a) * 0.03, b + (b - a) * 0.03); } }, y: { range: yRange(sd, false) } },
+      scales: { x: { time: true, range: () => [a, b] }, y: { range: yRange(sd, false) } },
       axes: [
-        { show: false },
+        { font: AXIS_FONT, size: 18, gap: 2, ticks: { size: 3 }, space: 64, grid: { show: false },
+          splits: (u, ai, min, max) => [min + (max - min) * 0.08, (min + max) / 2, max - (max - min) * 0.08],
+          values: (u, splits) => splits.map(dayText) },
         { size: 50, font: AXIS_FONT, ticks: { show: false }, gap: 3, values: axisValues(state.norm), splits: (u, ai, min, max) => [min + (max - min) * 0.1, (min + max) / 2, max - (max - min) * 0.1], grid: { stroke: 'rgba(0,0,0,0.06)', width: 1 } },
       ],
       series: [{}].concat(sd.keys.map((k, s) => {
         const r = RUNNER_BY_KEY.get(k);
-        // few points (the first runs) or far apart: a line alone would hide them, or be nothing
+        // the raw runs faint (their level is drawn over them); few points: dots, or nothing shows
         const n = sd.ys[s].reduce((c, v) => c + (v != null), 0);
         const sparse = n < 3 || n * 16 <= w;
-        return { stroke: r.color, width: 1.4, dash: r.dash, spanGaps: true,
-          points: { show: sparse, size: n < 3 ? 7 : 5, fill: r.color, stroke: r.color } };
+        return { stroke: r.color + (sd.decimated ? '00' : '55'), width: 1, spanGaps: true,
+          points: { show: sparse, size: n < 3 ? 7 : 4, fill: r.color, stroke: r.color } };
       })),
       hooks: {
         drawAxes: [(u) => drawBands(u, sd, '1c')],
-        draw: [(u) => drawMarkers(u, sd, bench, false)],
+        draw: [(u) => { drawLevels(u, sd, 1.6); drawMachines(u, sd); drawMarkers(u, sd, bench, false); }],
       },
     }, [sd.xs].concat(sd.ys), host);
     live.set(host, u);
@@ -219,6 +287,6 @@
 
   miniChart.kind = 'overview';
 
-  Object.assign(app, { seriesFor, yRange, drawBands, changeMarkers, drawMarkers, axisValues,
-    NO_HOVER, AXIS_FONT, utc, miniChart });
+  Object.assign(app, { seriesFor, yRange, drawBands, drawLevels, machineChanges, drawMachines,
+    changeMarkers, drawMarkers, axisValues, NO_HOVER, AXIS_FONT, utc, dayText, miniChart });
 })(window.BenchtrackDashboard = window.BenchtrackDashboard || {});
