@@ -49,7 +49,7 @@
         el('a', { href: hashFor({ only: '' }), text: 'Show every selected runner size' })) : null);
     const tools = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Chart controls' },
       el('label', null, el('input', { type: 'checkbox', id: 'log', checked: state.log, onchange: (e) => { state.log = e.target.checked; saveState(); render(); } }), ' Log scale'),
-      el('label', null, el('input', { type: 'checkbox', id: 'norm', checked: state.norm, onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Normalise to first point'),
+      el('label', null, el('input', { type: 'checkbox', id: 'norm', checked: state.norm, onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Normalise to the first runs'),
       el('span', { class: 'sep' }),
       el('button', { type: 'button', id: 'zoom-in', 'aria-label': 'Zoom in', onclick: () => zoom(0.5) }, '+'),
       el('button', { type: 'button', id: 'zoom-out', 'aria-label': 'Zoom out', onclick: () => zoom(2) }, '−'),
@@ -129,7 +129,7 @@
       axes: [
         { font: AXIS_FONT, space: 70, grid: { stroke: 'rgba(0,0,0,0.06)' } },
         { font: AXIS_FONT, size: 58, values: axisValues(state.norm), grid: { stroke: 'rgba(0,0,0,0.08)' },
-          label: state.norm ? 'relative to first point' : bench.unit, labelFont: AXIS_FONT, labelSize: 16 },
+          label: state.norm ? 'relative to the first runs' : bench.unit, labelFont: AXIS_FONT, labelSize: 16 },
       ],
       series: [{}].concat(sd.keys.map((k, s) => {
         const r = RUNNER_BY_KEY.get(k);
@@ -255,7 +255,7 @@
       el('div', { class: 'tt-msg', text: C.msg[ci] || '(no message)' }),
       el('div', { class: 'tt-author', text: C.author[ci] ? 'by ' + C.author[ci] : '' }),
       rows,
-      el('div', { class: 'tt-unit', text: norm ? 'relative to each line’s first point' : bench.unit + (bench.dir === 'smaller' ? ', lower is better' : '') }),
+      el('div', { class: 'tt-unit', text: norm ? 'relative to each line’s first runs' : bench.unit + (bench.dir === 'smaller' ? ', lower is better' : '') }),
       mark.length ? el('div', { class: 'tt-flag', text: 'Flagged change: ' + mark.map((c) => `${c.runner} ${pct(c.change)}`).join(', ') }) : null,
       moved.length ? el('div', { class: 'tt-flag', text: 'Machine changed here: ' + moved.map((k) => `${runnerName(k)} → ${machineText(runnerMachine(k, ci))}`).join('; ') }) : null,
       commitUrl(ci) ? el('div', { class: 'tt-hint', text: NO_HOVER ? 'Tap again to open the commit' : 'Click (or Enter) opens the commit' }) : null].filter(Boolean));

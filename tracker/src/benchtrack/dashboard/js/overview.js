@@ -12,7 +12,7 @@
 
   function chipTitle(b, v, ch) {
     // what the card's colour means, in words
-    if (!v.judged) return 'Not judged yet: fewer than 4 earlier runs of this series since its last step.';
+    if (!v.judged) return `${ch != null ? pct(ch) + ' vs the run before; ' : ''}not judged yet: fewer than 4 earlier runs of this series since its last step, too few to know its noise.`;
     const parts = v.parts.filter((p) => p.j.judged).map((p) => {
       const r = p.j.range;
       const what = p.s.series === 'instructions' ? 'instructions' : 'this run';
@@ -31,13 +31,14 @@
       const latest = l[0] === ci;
       const v = latest ? benchVerdict(b, (s) => latestJudge(s, k, ci)) : null;
       const own = v && v.parts.find((p) => p.s === b);
-      const ch = own && own.j.judged ? own.j.change : null;
+      // vs the level its history expects; not judged yet (too few runs): vs the run before
+      const ch = own && own.j.change != null ? own.j.change : l[3] ? l[1] / l[3] - 1 : null;
       row.append(el('li', null, runnerSwatch(k), el('span', { class: 'rk', text: runnerName(k) }),
         el('span', { class: 'val', text: fmt(l[1]) }),
         v && v.measured && nCommits() > 1 ? el('span', {
           class: 'chg ' + (v.kind || (v.judged ? 'inside' : 'unjudged')), 'data-judged': v.kind || (v.judged ? 'inside' : 'unjudged'),
           'data-runner': k, 'data-by': v.by ? v.by.s.series || 'time' : null,
-          title: chipTitle(b, v, ch), text: ch != null ? pct(ch) : v.kind ? '±' : '·' }) : null,
+          title: chipTitle(b, v, ch), text: ch != null ? pct(ch) : '·' }) : null,
         latest ? null : el('span', { class: 'stale', title: 'not measured at the latest run', text: '(older)' })));
     }
     return row;

@@ -53,9 +53,8 @@
     const hiddenBox = counts.dismissed ? el('label', { class: 'rel' }, el('input', { type: 'checkbox', id: 'show-dismissed', checked: state.hidden,
       onchange: (e) => { state.hidden = e.target.checked; saveState(); render(); } }), ` Show ${counts.dismissed} dismissed`) : null;
     const when = IDX.lastUpdate ? dateText(IDX.lastUpdate / 1000) : '';
-    const older = IDX.archive && IDX.archive.changes ? el('p', { class: 'notice info', id: 'older-changes' },
-      `${plural(IDX.archive.changes, 'older change point is', 'older change points are')} in the archived history: `,
-      document.getElementById('load-older') ? 'load older history (at the top) to see ' + (IDX.archive.changes === 1 ? 'it' : 'them') + '.' : 'shown once it is loaded.') : null;
+    const older = IDX.archive && IDX.archive.changes && !IDX.archive.loaded ? el('p', { class: 'notice info', id: 'older-changes' },
+      `${plural(IDX.archive.changes, 'older change point is', 'older change points are')} in the archived history: load older history (the button at the top) to see ${IDX.archive.changes === 1 ? 'it' : 'them'}.`) : null;
     const intro = el('div', { class: 'bench-head' },
       el('h2', { text: 'Regressions' }),
       el('p', { class: 'unit' }, 'Steps in the history found by change-point detection, one row per series and commit across the runner sizes that found it (sizes are never compared). ',
