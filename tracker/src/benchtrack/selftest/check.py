@@ -2,14 +2,17 @@
 
 Only the series that gates a benchmark counts (the `(info)` ones cannot fail a PR). Each slowed
 benchmark must be "regressed" if its designed loss is at least REQUIRED; below that its verdict is
-shown, not judged. Every other benchmark must not be "regressed".
+shown, not judged. Every other benchmark must not be "regressed". And a counted benchmark that
+regressed must have the function doing the extra work (its patch's `where`) among the top
+functions the gate names for it (benchtrack.function_diff): the first place the PR comment says
+to look.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +37,7 @@ class Line:
     verdict: str | None  # None: not measured
     ok: bool
     note: str = ""
+    top: str = ""  # the gate's top functions for it (a counted benchmark that regressed)
 
     @property
     def required(self) -> bool:
@@ -120,7 +124,7 @@ def judge(
         line = _line(row, slow.loss, ok=True)
         if line.required and row.verdict != REGRESSED:
             line = _line(row, slow.loss, ok=False, note=f"a loss ≥ {REQUIRED:.0%} not flagged")
-        lines.append(line)
+        lines.append(_named(line, row, slow, outcome.meta.get("functions", {})))
     for s in slows:
         if s.glob not in matched:
             note = "not measured" + (" (--suite/--filter)" if restricted else ": renamed?")
@@ -132,6 +136,17 @@ def judge(
         broken.append("the gate exited 3")
     lines.sort(key=lambda line: (line.loss is None, -(line.loss or 0), line.benchmark))
     return Report(base, head, lines, unslowed, gate_exit, broken)
+
+
+def _named(line: Line, row: Row, slow: Slow, functions: dict[str, Any]) -> Line:
+    """A counted benchmark that regressed: are the functions doing the extra work among the top
+    ones the gate names for it?"""
+    if row.verdict != REGRESSED or not row.unit.startswith("instructions/") or not slow.where:
+        return line
+    top = [f["function"] for f in functions.get(row.name, {}).get("functions", [])]
+    named = any(w in f for f in top for w in slow.where)
+    note = "" if named else f"its top functions name none of {', '.join(slow.where)}"
+    return replace(line, top=" · ".join(top), ok=line.ok and named, note=line.note or note)
 
 
 def _line(row: Row, loss: float | None, *, ok: bool, note: str = "") -> Line:
