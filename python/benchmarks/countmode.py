@@ -135,7 +135,7 @@ def profile(name: str, items: int, target: Callable[[], Any]) -> None:
     total = sum(functions.values())
     keep = {f: n for f, n in functions.items() if n >= total * 0.0005}
     run = {"elements": items, "total": total, "functions": keep}
-    doc = {"schema": "benchtrack.profile/1", "source": "python", "unit": "Python lines",
+    doc = {"schema": "benchtrack.profile/1", "source": "lines", "unit": "Python lines",
            "benchmarks": {name: [run]}}  # fmt: skip
     os.makedirs(side, exist_ok=True)
     tmp = f"{path}.{os.getpid()}.tmp"

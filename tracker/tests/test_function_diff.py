@@ -140,7 +140,7 @@ def test_the_python_harness_counts_lines_per_python_function(
         countmode.profile("toy/py", 3, lambda n=n: target(n))
         countmode.profile("toy/py", 3, lambda: target(1000))  # once per benchmark and side
     found = function_diff.diff(tmp_path, ["toy/py (instructions)"])["toy/py (instructions)"]
-    assert found["source"] == "python" and found["unit"] == "Python lines"
+    assert found["source"] == "lines" and found["unit"] == "Python lines"
     names = [f["function"] for f in found["functions"]]
     assert names[0].startswith("test_the_python_harness_counts_lines_per_python_function.<locals>")
     assert any("<genexpr>" in n for n in names)  # the generator that ran 10 more items a call
@@ -158,7 +158,7 @@ def test_the_perl_suite_counts_statements_per_sub(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     doc = orjson.loads(out.read_bytes())
-    assert doc["schema"] == function_diff.SCHEMA and doc["source"] == "perl"
+    assert doc["schema"] == function_diff.SCHEMA and doc["source"] == "statements"
     [run] = doc["benchmarks"]["perl/coro/async_pool/trivial"]
     assert run["elements"] == 100 and run["total"] > 0
     assert any(f.startswith("CoroPatterns::") for f in run["functions"])

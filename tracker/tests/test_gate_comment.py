@@ -163,7 +163,7 @@ def test_headline_counts_benchmarks_over_sizes_and_names_where_the_work_grew(tmp
     data = counted(**{"benchmarks.0.change": 0.11})
     data["functions"] = {
         "python/cpu/gather (instructions)": {
-            "source": "python",
+            "source": "lines",
             "functions": [
                 {
                     "function": "async_sigma (python/src/asyncio_patterns/cpu.py)",

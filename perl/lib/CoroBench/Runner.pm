@@ -219,7 +219,7 @@ sub profile {
         $runs{ $bench->{name} } = [ { elements => $bench->{tasks} + 0, total => $total,
             functions => { map { $_ => $subs{$_} } grep { $subs{$_} >= $total * 0.0005 } keys %subs } } ];
     }
-    my $doc = { schema => 'benchtrack.profile/1', source => 'perl', unit => 'Perl statements',
+    my $doc = { schema => 'benchtrack.profile/1', source => 'statements', unit => 'Perl statements',
         benchmarks => \%runs };
     write_atomic($ENV{BENCH_COUNT_PROFILE}, JSON::PP->new->canonical->encode($doc));
     return 0;

@@ -41,9 +41,9 @@ TOP = 3
 MIN_SHARE = 0.001  # a function whose growth is under 0.1% of the benchmark's work is not named
 KEEP_SHARE = 0.0005  # a profile keeps the functions holding at least 0.05% of a run's cost
 # What each source counts, as the comment says it.
-UNITS = {"callgrind": "instructions", "python": "Python lines", "perl": "Perl statements"}
+UNITS = {"callgrind": "instructions", "lines": "Python lines", "statements": "Perl statements"}
 # Language-level profiles name the code the PR changed; callgrind names an interpreter's C.
-PREFERENCE = ("python", "perl", "callgrind")
+PREFERENCE = ("lines", "statements", "callgrind")
 _NAMED = re.compile(r"^\((\d+)\)(?: (.*))?$")
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
 
