@@ -253,3 +253,26 @@ def test_first_charts_within_a_second_and_a_twentieth_of_the_bytes(
         context.close()
     assert statistics.median(times) <= 1000, times
     assert max(first_screens) * 20 <= history_bytes, (first_screens, history_bytes)
+
+
+def test_small_charts_have_dates_distinct_labels_and_no_negative_axis(
+    sim: Simulated, browser: object
+) -> None:
+    context = browser.new_context(**context_options(viewport={"width": 1280, "height": 2400}))
+    page = Watched(context.new_page())
+    p = page.page
+    p.goto(url(sim.site, "view=overview&span=30"))
+    p.wait_for_function("document.querySelectorAll('.mini.drawn').length >= 12")
+    axes = p.evaluate(
+        "[...benchtrack.live].map(([h, u]) => ({ bench: h.dataset.bench, x: u.axes[0]._values,"
+        " y: u.axes[1]._values, min: u.scales.x.min, max: u.scales.x.max }))"
+    )
+    last = p.evaluate("benchtrack.index.commits.t[benchtrack.index.commits.t.length - 1]")
+    for a in axes:
+        assert len(set(a["y"])) == len(a["y"]) and all(a["y"]), a  # never "4 / 4 / 4"
+        assert not any(v.startswith(("−", "-")) for v in a["y"]), a  # never "−74.2 M"
+        assert all(" " in v for v in a["x"]), a  # dates: "Jun 3"
+        assert a["max"] - a["min"] < 33 * 86400 and a["max"] >= last  # the last 30 days
+    assert "span=30" in p.url
+    clean(page)
+    context.close()

@@ -212,3 +212,35 @@ def test_a_huge_gate_stays_under_githubs_comment_limit(tmp_path):
     assert sizes == 3 and len(body) <= pr_comment.MAX_CHARS
     assert "job summary" in body and body.startswith(COMMENT_MARKER)
     assert body.splitlines()[1].startswith("## benchtrack: ❔ this PR: 1500 regressed")
+
+
+def test_the_self_tests_comment_names_the_slowed_function_of_every_counted_regression(tmp_path):
+    """The gate's own gate.json from a `cargo make gate-selftest` (shipped: recordings/README.md):
+    for every counted benchmark it regressed, the comment's row names the function the patch
+    made do more work (selftest/patches.py, `where`) among its top 3."""
+    import fnmatch
+    import shutil
+
+    from benchtrack.selftest.patches import PATCHES, slows
+
+    recording = Path(__file__).parents[1] / "bench/recordings/gate-selftest-s3.gate.json"
+    target = tmp_path / "gate-local-2cpu" / "gate.json"
+    target.parent.mkdir()
+    shutil.copyfile(recording, target)
+    body, _ = gate_comment.comment(tmp_path)
+    rows = {
+        line.split("`")[1]: line.split(" | ")[-1]
+        for line in body.split("<details>")[0].splitlines()
+        if line.startswith("| `")
+    }
+    data = json.loads(recording.read_text())
+    counted = [
+        r["name"]
+        for r in data["benchmarks"]
+        if r["verdict"] == "regressed" and r["gates"] and r["unit"].startswith("instructions/")
+    ]
+    assert len(counted) == 9
+    for name in counted:
+        slow = next(s for s in slows(PATCHES) if fnmatch.fnmatchcase(name.split(" (")[0], s.glob))
+        top = [cell.split("`")[1] for cell in rows[name].split(" · ")]
+        assert 1 <= len(top) <= 3 and any(w in f for f in top for w in slow.where), (name, top)
