@@ -31,7 +31,7 @@
       el('thead', null, el('tr', null, ...['Benchmark', 'Runner', 'Base', 'Head', 'Change', 'Instructions'].map((h) => el('th', { scope: 'col', text: h })))),
       el('tbody', null, el('tr', null, el('td', { colspan: '6', text: 'Loading…' }))));
     const same = bi === hi ? el('p', { class: 'notice info', id: 'compare-same', text: 'Base and head are the same commit: pick two different ones.' }) : null;
-    const sentence = el('div', { class: 'verdict-box', id: 'compare-verdict' });
+    const sentence = el('div', { id: 'compare-verdict' });
     main.replaceChildren(el('div', { class: 'bench-head' }, el('h2', { text: 'Compare two commits' }),
       el('div', { class: 'pickers' }, el('label', { class: 'pick' }, 'Base ', sb), el('label', { class: 'pick' }, 'Head ', sh), only)),
     el('div', { class: 'sides' }, side(bi, 'Base'), side(hi, 'Head')), ...(same ? [same] : [sentence]), el('div', { class: 'scroll' }, table));
@@ -40,7 +40,7 @@
     loadAll().then(() => {
       if (token !== onScreen.token) return;
       const judge = (s, key) => seriesJudge(s, key, hi, bi);
-      sentence.replaceChildren(verdictSentence(commitVerdict(hi, judge), 'verdict'));
+      sentence.replaceChildren(verdictSentence(commitVerdict(hi, judge), 'verdict', 'Head against the base’s recent runs'));
       const rows = [];
       for (const b of PRIMARY) {
         if (!matches(b, state.q)) continue;

@@ -89,8 +89,7 @@
       counts.fresh ? el('span', { class: 'badge', text: counts.fresh + ' new' }) : null,
       el('a', { href: hashFor({ view: 'regressions', from: null, to: null }), text: 'See the list' })) : null;
     const first = nCommits() === 1 ? el('p', { class: 'notice info', id: 'first-run', text: FIRST_RUN }) : null;
-    const verdict = nCommits() > 1 ? el('div', { class: 'verdict-box' }, el('h2', { class: 'vh', text: 'The latest run' }),
-      verdictSentence(latestVerdict(), 'verdict'),
+    const verdict = nCommits() > 1 ? verdictSentence(latestVerdict(), 'verdict', 'The latest run',
       el('p', { class: 'vnote' }, 'Each benchmark judged against the range its own recent runs expect (its instruction count too, where it has one); ',
         el('a', { href: hashFor({ view: 'compare', base: IDX.commits.id[ci - 1], head: IDX.commits.id[ci], changed: true }), text: 'compare with the run before' }), '.')) : null;
     main.replaceChildren(...(first ? [first] : []), ...(verdict ? [verdict] : []), ...(flagged ? [flagged] : []),

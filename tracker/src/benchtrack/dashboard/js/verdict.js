@@ -87,9 +87,9 @@
       ' ' + sizesText(row));
   }
 
-  // The sentence, as a paragraph (each named benchmark a link with data-bench and data-kind), and
-  // a second one naming what moved on one runner size only.
-  function verdictSentence(v, id) {
+  // The sentence in its box (each named benchmark a link with data-bench and data-kind), and a
+  // second paragraph naming what moved on one runner size only; `note` goes last.
+  function verdictSentence(v, id, title, note) {
     const C = IDX.commits;
     const size = (r) => Math.abs(changeOf(r.flagged, '') ?? changeOf(r.flagged, 'instructions') ?? 0);
     const by = (k) => v.rows.filter((r) => r.kind === k).sort((x, y) => size(y) - size(x));
@@ -108,13 +108,15 @@
     if (unjudged) groups.push(`${unjudged} not judged (fewer than 4 earlier runs)`);
     if (!groups.length) groups.push('nothing measured on the selected runner sizes');
     groups.forEach((g, k) => { if (k) p.append(' · '); p.append(g); });
-    const out = document.createDocumentFragment();
-    out.append(p);
+    // the box's colour: a class, not a :has() rule (those re-match on every chart the page adds)
+    const out = el('div', { class: 'verdict-box' + (worse.length ? ' worse' : better.length ? ' better' : '') });
+    out.append(el('h2', { class: 'vh', text: title }), p);
     if (lone.length) {
       const q = el('p', { class: 'vlone', id: id + '-lone' }, 'Outside the expected range on one runner size only (more often that runner’s noise than the code): ');
       lone.forEach((r, k) => { if (k) q.append('; '); q.append(item(r, r.lone)); });
       out.append(q);
     }
+    if (note) out.append(note);
     return out;
   }
 
