@@ -109,4 +109,4 @@ def test_the_site_carries_each_latest_runs_expected_range_and_the_machines(tmp_p
     )["entries"]
     first = next(iter(extra.values()))[0]["benches"][0]["extra"]
     assert machine(first) == (simulate.MACHINE[0], simulate.MACHINE[1])
-    assert {split(n)[1] for n in truth["series"]} == {"", "instructions"}
+    assert {split(n)[1] for n in truth["series"]} == {None, "instructions"}
