@@ -11,3 +11,12 @@ count_args perl "$@"
 echo "== perl: instruction counts ($iters runs each, under callgrind)"
 "${benchtrack[@]}" callgrind --iters "$iters" --out "$out/perl.json" -- \
   perl -Iperl/lib perl/bin/bench --quiet
+# With BENCHTRACK_PROFILES (the gate's), once per side: the statements each sub runs, in a perl of
+# its own outside callgrind (Devel::BenchtrackProfile), for the gate's function diff.
+if [ -n "${BENCHTRACK_PROFILES-}" ]; then
+  profile="$BENCHTRACK_PROFILES/${GATE_SIDE:-run}/perl.json"
+  if [ ! -e "$profile" ]; then
+    BENCH_COUNT_PROFILE=$profile perl -Iperl/lib -d:BenchtrackProfile perl/bin/bench --quiet \
+      || echo "bench-perl-count: no Perl profile (the counts above stand)" >&2
+  fi
+fi

@@ -15,7 +15,9 @@ from dashboard_fixture import (
     CHROMIUM_ARGS,
     SHOTS,
     Built,
+    Simulated,
     Watched,
+    build_simulated,
     context_options,
     make_history,
     run_site,
@@ -29,6 +31,19 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     proc = run_site(str(history), "--out", str(site))
     assert proc.returncode == 0, proc.stderr
     return Built(history=history, site=site)
+
+
+@pytest.fixture(scope="session")
+def simulations(tmp_path_factory: pytest.TempPathFactory):
+    """`simulations(scenario)`: the generator's history of that scenario, built once a session."""
+    made: dict[str, Simulated] = {}
+
+    def get(scenario: str) -> Simulated:
+        if scenario not in made:
+            made[scenario] = build_simulated(tmp_path_factory.mktemp(scenario), scenario)
+        return made[scenario]
+
+    return get
 
 
 @pytest.fixture(scope="session")

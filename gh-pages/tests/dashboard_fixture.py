@@ -143,6 +143,35 @@ def make_history(root: Path) -> Path:
     return root
 
 
+# The shipped generator's realistic histories (benchtrack.simulate): 160 merges on 1, 2 and 4
+# vCPU, noise from the shipped recordings, 12 known steps (6 at the latest merge).
+SIM_MERGES = 160
+SIM_SEED = 1
+
+
+@dataclass
+class Simulated:
+    scenario: str
+    history: Path
+    site: Path
+    truth: dict
+
+
+def build_simulated(root: Path, scenario: str) -> Simulated:
+    """The generator's history, its change points (`benchtrack detect --write`) and its site."""
+    history = root / "history"
+    gen = [sys.executable, "-m", "benchtrack.simulate", str(history), "--scenario", scenario]
+    args = ["--merges", str(SIM_MERGES), "--seed", str(SIM_SEED)]
+    proc = subprocess.run([*gen, *args], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    detect = run_cli("detect", str(history), "--write")
+    assert detect.returncode == 0, detect.stderr
+    site = run_site(str(history), "--out", str(root / "site"))
+    assert site.returncode == 0, site.stderr
+    truth = orjson.loads((history / "truth.json").read_bytes())
+    return Simulated(scenario, history, root / "site", truth)
+
+
 def run_site(*args: str) -> subprocess.CompletedProcess[str]:
     return run_cli("site", *args)
 

@@ -1,7 +1,9 @@
 """The dashboard after the first and the second run of a new history (what `bench-local` leaves):
 the single points are drawn and the page says trends come later; a second run of unchanged code on
-a noisy machine (-30 % to -37 %, inside both runs' ± ranges) is shown neutral, while a change
-beyond the ranges, or one change-point detection flagged, is coloured. Real Chromium, real
+a noisy machine (-30 % to -37 %) is shown neutral and "not judged yet": one earlier run says
+nothing of a series' noise, however narrow its own ± range (TIGHT's 1 %); only a step
+change-point detection placed at that run is coloured. The other views say what they need: Compare
+two runs, Scaling two runner sizes, Regressions enough runs per series. Real Chromium, real
 `benchtrack site`."""
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dashboard_fixture import (
     Watched,
     context_options,
     make_first_runs_history,
+    run_cli,
     run_site,
     second_run_factor,
 )
@@ -129,7 +132,7 @@ def changes_on_cards(page: Watched) -> dict[str, dict]:
     }
 
 
-def test_second_run_of_unchanged_code_is_neutral_unless_beyond_the_spread_or_flagged(
+def test_second_run_is_not_judged_unless_detection_placed_a_step_there(
     two_runs: Built, tall: Watched, shots: Path
 ) -> None:
     open_overview(tall, two_runs)
@@ -142,37 +145,60 @@ def test_second_run_of_unchanged_code_is_neutral_unless_beyond_the_spread_or_fla
         change = second_run_factor(name) - 1
         assert 0.30 <= abs(change) <= 0.37
         assert card["text"] == ("+" if change > 0 else "−") + f"{abs(change) * 100:.0f} %", card
-        if name == TIGHT:  # narrow ranges: a real change, a loss
-            assert card["judged"] == "beyond" and "worse" in card["cls"], card
-            assert card["color"] == WORSE_CSS and "beyond the runs' spread" in card["title"]
-        elif name == CONFIRMED:  # inside its ranges, but detection flagged the step
-            assert card["judged"] == "confirmed" and "worse" in card["cls"], card
+        if name == CONFIRMED:  # detection placed a step at this run: a change, a loss
+            assert card["judged"] == "worse" and "worse" in card["cls"], card
             assert card["color"] == WORSE_CSS and "change-point detection" in card["title"]
-        else:  # the runs' own noise: neutral, and the tooltip says why
-            assert card["judged"] == "noise", card
+        else:  # TIGHT too: a narrow ± range of its own says nothing of the series' noise
+            assert card["judged"] == "unjudged", card
             assert "worse" not in card["cls"] and "better" not in card["cls"], card
             assert card["color"] == MUTED_CSS, card
-            assert "within the runs' spread (±30 % before, ±30 % after)" in card["title"], card
+            assert "not judged yet: fewer than 4 earlier runs" in card["title"], card
+    verdict = p.locator("#verdict").inner_text()
+    assert f"1 benchmark worse: {CONFIRMED}" in verdict, verdict
+    assert f"{len(BENCHMARKS) - 1} not judged" in verdict, verdict
     charts = p.evaluate(POINTS, "all")
     assert all(c["show"] is True for c in charts)  # two points: drawn as points too
     p.set_viewport_size({"width": 1280, "height": 900})
     p.screenshot(path=str(shots / "second-run.png"))
 
     # the benchmark view judges the same way: its latest-result row and the tooltip
-    noisy = "python/sleep/taskgroup"
-    p.goto((two_runs.site / "index.html").as_uri() + "#view=bench&b=" + noisy.replace("/", "%2F"))
+    p.goto((two_runs.site / "index.html").as_uri() + "#view=bench&b=" + TIGHT.replace("/", "%2F"))
     p.wait_for_function("window.benchtrack.main !== null")
     cell = p.locator("table.latest tbody td.chg")
-    assert "within the runs' spread" in cell.inner_text()
+    assert "not judged" in cell.inner_text() and "fewer than 4 earlier runs" in cell.inner_text()
     assert "worse" not in (cell.get_attribute("class") or "")
     p.focus("#chart")
     p.keyboard.press("End")
     key = FIRST_RUNNER[0]
     tip = p.locator(f"#tooltip tr[data-runner='{key}'] td.chg")
-    assert tip.inner_text().endswith("vs prev (within spread)")
-    assert "worse" not in (tip.get_attribute("class") or "")
-    p.goto((two_runs.site / "index.html").as_uri() + "#view=bench&b=" + TIGHT.replace("/", "%2F"))
+    assert tip.inner_text() == "not judged"
+    p.goto(
+        (two_runs.site / "index.html").as_uri() + "#view=bench&b=" + CONFIRMED.replace("/", "%2F")
+    )
     p.wait_for_function("window.benchtrack.main !== null")
     p.focus("#chart")
     p.keyboard.press("End")
     assert "worse" in (tip.get_attribute("class") or "")
+
+
+def test_first_run_views_say_what_they_need(one_run: Built, tall: Watched) -> None:
+    p = tall.page
+    base = (one_run.site / "index.html").as_uri()
+    p.goto(base + "#view=compare")
+    assert "Compare needs two runs; this history has 1" in p.locator("#compare-empty").inner_text()
+    p.goto(base + "#view=scaling")
+    text = p.locator("#scaling-empty").inner_text()
+    assert "at least two runner sizes; this history has one (2 vCPU)" in text, text
+    assert p.locator(".mini.scal").count() == 0  # no "ideal" line through one size
+    p.goto(base + "#view=regressions")
+    text = p.locator("#changes-empty").inner_text()
+    assert "no bench/changes.json" in text, text
+    # detect ran, and skipped every series: too short, not "level"
+    history = one_run.history
+    assert run_cli("detect", str(history), "--write").returncode == 0
+    site = history.parent / "with-detect"
+    assert run_site(str(history), "--out", str(site)).returncode == 0
+    p.goto((site / "index.html").as_uri() + "#view=regressions")
+    text = p.locator("#changes-empty").inner_text()
+    assert "needs 8 runs of a series" in text and "this history has 1 run" in text, text
+    assert "level" not in text

@@ -1,8 +1,8 @@
-"""The dashboard's code stays split (no browser): every file of gh-pages/src/js/ is a classic script
-that index.html loads once, deferred, in dependency order, each under MAX_LINES lines. A file takes
-what it uses from the namespace (`const { ... } = app;`) and adds what later files use
-(`Object.assign(app, { ... });`); a name taken before the file that adds it has run would be
-undefined, and a name used but not taken throws when that code runs."""
+"""The dashboard's code stays split (no browser): every file of benchtrack/dashboard/js/ is a
+classic script that index.html loads once, deferred, in dependency order, each under MAX_LINES
+lines. A file takes what it uses from the namespace (`const { ... } = app;`) and adds what later
+files use (`Object.assign(app, { ... });`); a name taken before the file that adds it has run
+would be undefined, and a name used but not taken throws when that code runs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 
 from dashboard_fixture import REPO
 
-SRC = REPO / "gh-pages/src"
+SRC = REPO / "tracker/src/benchtrack/dashboard"
 MAX_LINES = 400
 NAMESPACE = "window.BenchtrackDashboard = window.BenchtrackDashboard || {}"
 

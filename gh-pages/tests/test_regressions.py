@@ -126,7 +126,8 @@ def test_regressions_list_from_the_overview(stepped: Built, page: Watched, shots
     p.wait_for_selector("#main[data-view=overview]")
     banner = p.locator("#flagged").text_content()
     assert (
-        f"{len(REGRESSIONS)} regressions flagged" in banner and f"{len(REGRESSIONS)} new" in banner
+        f"{len(REGRESSIONS)} regressions found by change-point detection" in banner
+        and f"{len(REGRESSIONS)} new" in banner
     )
     assert p.locator(".tabs a[data-view=regressions] .tab-count").inner_text() == str(
         len(REGRESSIONS)
@@ -190,7 +191,8 @@ def test_a_row_opens_its_benchmark_on_its_runner_with_the_marker(
     p.wait_for_function("window.benchtrack.main !== null")
     params = parse_qs(p.url.split("#", 1)[1])
     assert params["view"] == ["bench"] and params["b"] == ["rust/walk/rayon"]
-    assert params["r"] == ["local-2cpu"]  # only the change's runner
+    assert params["only"] == ["local-2cpu"]  # the change's runner in focus, this view only
+    assert "r" not in params  # the runner selection every view shares is left alone
     t = p.evaluate(f"benchtrack.index.commits.t[{STEP_XSS_AT}]")
     lo, hi = p.evaluate("[benchtrack.main.scales.x.min, benchtrack.main.scales.x.max]")
     assert lo <= t <= hi
@@ -210,7 +212,13 @@ def test_a_row_opens_its_benchmark_on_its_runner_with_the_marker(
     )
     assert tuple(rgb[:3]) == WORSE_RGB, rgb
     assert commit_id(STEP_XSS_AT)[:7] in p.locator(".marks li").inner_text()
+    assert p.evaluate("benchtrack.main.series.map(s => s.label).slice(1)") == ["local-2cpu"]
     p.screenshot(path=str(shots / "regression-benchmark.png"))
+    # leaving the benchmark, every runner size is still selected (the focus was this view's only)
+    p.click(".tabs a[data-view=overview]")
+    p.wait_for_function("document.querySelector('#main').dataset.view === 'overview'")
+    assert p.locator("#runners input:checked").count() == len(STEP_RUNNERS)
+    assert "only=" not in p.url and "r=" not in p.url
     assert_clean(page)
 
 

@@ -8,14 +8,24 @@ START_INSTRUMENTATION client request. A client request is a magic instruction se
 C can emit: a three-line C file is compiled once per machine into a shared library and called
 through ctypes (no maintained Python package exposes the client requests on their own). Outside
 valgrind the request is a no-op.
+
+With ``BENCHTRACK_PROFILES`` set (the gate sets it), each benchmark then runs once more,
+uninstrumented, under ``sys.settrace``, which counts the lines each Python function executes
+(threads started from then on included): callgrind alone names only the interpreter's C
+functions. Written once per benchmark and gate side as a ``benchtrack.profile/1`` file, the shape
+``benchtrack.function_diff`` reads (one more run per benchmark, outside the counted ones, so the
+counts are untouched).
 """
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import subprocess
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -77,4 +87,58 @@ def count(name: str, unit: str, items: int, target: Callable[[], Any], iters: in
     # the two run uninstrumented, several times faster (instructions are counted per run, between
     # markers, so what runs uninstrumented was never in a count).
     client.benchtrack_stop()
+    profile(name, items, target)
     return result
+
+
+def _where(code: Any) -> str:
+    """A function as the profile names it: its qualified name and file (not its line: a change
+    above it moves that, and base and head must name it alike)."""
+    path = code.co_filename
+    if path.startswith(os.getcwd() + os.sep):
+        path = os.path.relpath(path)
+    else:
+        path = "/".join(path.split(os.sep)[-2:])
+    return f"{code.co_qualname} ({path})"
+
+
+def profile(name: str, items: int, target: Callable[[], Any]) -> None:
+    """One more run of `target` counting each Python function's executed lines, written to
+    $BENCHTRACK_PROFILES/<GATE_SIDE>/python-<benchmark>.json unless already there."""
+    root = os.environ.get("BENCHTRACK_PROFILES")
+    if not root:
+        return
+    side = os.path.join(root, os.environ.get("GATE_SIDE", "run"))
+    path = os.path.join(side, "python-" + hashlib.sha1(name.encode()).hexdigest()[:16] + ".json")
+    if os.path.exists(path):  # one per benchmark and side: lines counted repeat exactly
+        return
+    lines: dict[Any, int] = {}
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            lines[frame.f_code] = lines.get(frame.f_code, 0) + 1
+        return local
+
+    def start(frame: Any, event: str, arg: Any) -> Any:
+        return local  # every call's frame traces its lines
+
+    sys.settrace(start)
+    threading.settrace(start)
+    try:
+        target()
+    finally:
+        sys.settrace(None)
+        threading.settrace(None)  # type: ignore[arg-type]
+    functions: dict[str, int] = {}
+    for code, n in lines.items():
+        functions[_where(code)] = functions.get(_where(code), 0) + n
+    total = sum(functions.values())
+    keep = {f: n for f, n in functions.items() if n >= total * 0.0005}
+    run = {"elements": items, "total": total, "functions": keep}
+    doc = {"schema": "benchtrack.profile/1", "source": "lines", "unit": "Python lines",
+           "benchmarks": {name: [run]}}  # fmt: skip
+    os.makedirs(side, exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    os.replace(tmp, path)

@@ -16,12 +16,6 @@ import pytest
 from test_gate_e2e import commit, gate, git
 
 from benchtrack.cli import main
-from benchtrack.site import default_source
-
-pytestmark = pytest.mark.skipif(
-    not (default_source() / "node_modules/uplot/dist/uPlot.iife.min.js").is_file(),
-    reason="the chart library is not installed (cargo make dashboard-deps)",
-)
 
 CONFIG = f"""\
 [gate]

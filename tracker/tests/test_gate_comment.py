@@ -92,3 +92,155 @@ def test_oversized_and_broken_artifacts_are_bad_input(tmp_path):
         main(["gate-comment", "--artifacts", str(tmp_path), "--out", str(tmp_path / "c.md")]) == 2
     )
     assert not (tmp_path / "c.md").exists()
+
+
+def _outside_code(body: str) -> str:
+    """The comment's text with every inline code span and fenced block taken out."""
+    import re
+
+    body = re.sub(r"```.*?```", "", body, flags=re.S)
+    return re.sub(r"`[^`\n]*`", "", body)
+
+
+def counted(**changes) -> dict:
+    """verdict() of a regressed instruction count."""
+    return verdict(
+        **{
+            "benchmarks.0.unit": "instructions/number",
+            "benchmarks.0.direction": "smaller",
+            "benchmarks.0.name": "python/cpu/gather (instructions)",
+            **changes,
+        }
+    )
+
+
+HOSTILE = "[click me](https://evil.example) <img src=x onerror=alert(1)> @everyone"
+
+
+def test_a_forks_hostile_texts_render_inert(tmp_path):
+    data = counted()
+    data["failed"] = {"base": {}, "head": {"python/sleep/other": HOSTILE + "\nsecond line"}}
+    data["functions"] = {
+        "python/cpu/gather (instructions)": {
+            "source": "callgrind",
+            "functions": [
+                {"function": HOSTILE + " `x` | y", "base": 1.0, "head": 2.0, "share": 0.1}
+            ],
+        }
+    }
+    write(tmp_path, "ubuntu-latest-2cpu", data)
+    body, _ = gate_comment.comment(tmp_path)
+    assert HOSTILE.split()[0] in body  # shown, as code
+    plain = _outside_code(body)
+    for bad in ("https://evil", "<img", "@everyone", "onerror", "second line"):
+        assert bad not in plain, bad
+    assert "`x`" not in body and "| y" not in body  # no way out of its code span or table cell
+
+
+def test_the_mark_is_the_jobs_own_conclusion_not_the_artifacts(tmp_path):
+    write(tmp_path, "ubuntu-latest-1cpu", verdict())  # regressed
+    write(tmp_path, "ubuntu-latest-2cpu", verdict(**{"benchmarks.0.verdict": "unchanged"}))
+    jobs = [{"name": "gate ubuntu-latest-1cpu", "conclusion": "success"},
+            {"name": "gate ubuntu-latest-2cpu", "conclusion": "success"},
+            {"name": "runner sizes", "conclusion": "success"}]  # fmt: skip
+    body, _ = gate_comment.comment(tmp_path, jobs=jobs)
+    first = body.splitlines()[1]
+    assert first == "## benchtrack: ✅ this PR: 1 regressed, on 1/2 vCPU", first
+    jobs[1]["conclusion"] = "failure"
+    assert (
+        gate_comment.comment(tmp_path, jobs=jobs)[0]
+        .splitlines()[1]
+        .startswith("## benchtrack: ❌ this PR: 1 regressed")
+    )
+    assert "❌" in gate_comment.comment(tmp_path, run_conclusion="failure")[0].splitlines()[1]
+    assert "❔" in gate_comment.comment(tmp_path)[0].splitlines()[1]  # not known: never guessed
+    # a job name the artifacts do not have decides nothing
+    fake = [{"name": "gate other-4cpu", "conclusion": "success"}]
+    assert "❔" in gate_comment.comment(tmp_path, jobs=fake)[0].splitlines()[1]
+
+
+def test_headline_counts_benchmarks_over_sizes_and_names_where_the_work_grew(tmp_path):
+    data = counted(**{"benchmarks.0.change": 0.11})
+    data["functions"] = {
+        "python/cpu/gather (instructions)": {
+            "source": "lines",
+            "functions": [
+                {
+                    "function": "async_sigma (python/src/asyncio_patterns/cpu.py)",
+                    "base": 2.0,
+                    "head": 2.22,
+                    "share": 0.11,
+                }
+            ],
+        }
+    }
+    write(tmp_path, "ubuntu-latest-2cpu", data)
+    jobs = tmp_path / "jobs.json"
+    jobs.write_text(json.dumps([{"name": "gate ubuntu-latest-2cpu", "conclusion": "failure"}]))
+    out = tmp_path / "c.md"
+    code = main(
+        ["gate-comment", "--artifacts", str(tmp_path), "--out", str(out), "--jobs", str(jobs)]
+    )
+    assert code == 0
+    body = out.read_text()
+    assert body.splitlines()[1] == "## benchtrack: ❌ this PR: 1 regressed, on 2 vCPU"
+    row = next(line for line in body.splitlines() if line.startswith("| `python/cpu/gather"))
+    assert "`async_sigma (python/src/asyncio_patterns/cpu.py)` +11.0% (Python lines)" in row
+    assert "<details>" in body  # the full table, collapsed
+
+
+def test_functions_must_name_a_benchmark_of_the_artifact(tmp_path):
+    data = verdict()
+    data["functions"] = {"python/sleep/other": {"source": "callgrind", "functions": []}}
+    path = write(tmp_path, "ubuntu-latest-2cpu", data)
+    with pytest.raises(BadInput, match=r"functions\.python/sleep/other"):
+        gate_comment.load(path)
+
+
+def test_a_huge_gate_stays_under_githubs_comment_limit(tmp_path):
+    from benchtrack import pr_comment
+
+    for key in ("ubuntu-latest-1cpu", "ubuntu-latest-2cpu", "ubuntu-latest-4cpu"):
+        data = verdict()
+        row = data["benchmarks"][0]
+        data["benchmarks"] = [
+            {**row, "name": f"python/group{i // 50}/variant_with_a_long_name_{i}"}
+            for i in range(1500)
+        ]
+        write(tmp_path, key, data)
+    body, sizes = gate_comment.comment(tmp_path, run_url="https://github.com/o/r/actions/runs/1")
+    assert sizes == 3 and len(body) <= pr_comment.MAX_CHARS
+    assert "job summary" in body and body.startswith(COMMENT_MARKER)
+    assert body.splitlines()[1].startswith("## benchtrack: ❔ this PR: 1500 regressed")
+
+
+def test_the_self_tests_comment_names_the_slowed_function_of_every_counted_regression(tmp_path):
+    """The gate's own gate.json from a `cargo make gate-selftest` (shipped: recordings/README.md):
+    for every counted benchmark it regressed, the comment's row names the function the patch
+    made do more work (selftest/patches.py, `where`) among its top 3."""
+    import fnmatch
+    import shutil
+
+    from benchtrack.selftest.patches import PATCHES, slows
+
+    recording = Path(__file__).parents[1] / "bench/recordings/gate-selftest-s3.gate.json"
+    target = tmp_path / "gate-local-2cpu" / "gate.json"
+    target.parent.mkdir()
+    shutil.copyfile(recording, target)
+    body, _ = gate_comment.comment(tmp_path)
+    rows = {
+        line.split("`")[1]: line.split(" | ")[-1]
+        for line in body.split("<details>")[0].splitlines()
+        if line.startswith("| `")
+    }
+    data = json.loads(recording.read_text())
+    counted = [
+        r["name"]
+        for r in data["benchmarks"]
+        if r["verdict"] == "regressed" and r["gates"] and r["unit"].startswith("instructions/")
+    ]
+    assert len(counted) == 9
+    for name in counted:
+        slow = next(s for s in slows(PATCHES) if fnmatch.fnmatchcase(name.split(" (")[0], s.glob))
+        top = [cell.split("`")[1] for cell in rows[name].split(" · ")]
+        assert 1 <= len(top) <= 3 and any(w in f for f in top for w in slow.where), (name, top)

@@ -192,3 +192,21 @@ def test_extras_parse_fast_paths_agree_with_the_one_by_one_parse():
                 expected = extra._float(text)
                 assert value == expected or (np.isnan(value) and np.isnan(expected))
     assert extra._parse_uniform(same) is not None  # the uniform case takes the fast path
+
+
+def test_extras_with_the_machine_keep_the_fast_paths_and_read_back():
+    from benchtrack.history import extra
+
+    cpu, os = "AMD EPYC 7763 64-Core Processor", "Ubuntu 24.04.1 LTS, Linux 6.8.0-1017-azure"
+    mixed = [
+        extra.format_extra("ubuntu-latest", 2, n, (1.0 + n, 2.0 + n), "rust", cpu, os)
+        for n in (5, 10, 12)
+    ]
+    assert extra._parse_ours(mixed) is not None  # the machine's fields do not cost the fast path
+    got = extra.parse_many(mixed)
+    assert list(got.samples) == [5, 10, 12] and list(got.ci_hi) == [7.0, 12.0, 14.0]
+    assert extra.machine(mixed[0]) == (cpu, os)
+    assert extra.parse_extra(mixed[0])["cpu"] == cpu
+    hostile = extra.format_extra("x", 1, 5, (1.0, 2.0), "s", "a;b=c\nd", "e=f;g")
+    assert extra.machine(hostile) == ("a b c d", "e f g")
+    assert extra.machine(extra.format_extra("x", 1, 5, (1.0, 2.0), "s")) is None

@@ -11,12 +11,6 @@ import pytest
 
 from benchtrack import cli, synthetic
 from benchtrack.history import GitStore, open_store
-from benchtrack.site import default_source
-
-pytestmark = pytest.mark.skipif(
-    not (default_source() / "node_modules/uplot/dist/uPlot.iife.min.js").is_file(),
-    reason="the chart library is not installed (cargo make dashboard-deps)",
-)
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -118,7 +112,13 @@ def test_site_of_a_git_history_equals_the_site_of_its_directory(tmp_path: Path) 
     assert cli.main(["site", str(repo), "--out", str(from_dir)]) == 0
     assert _tree(from_git) == _tree(from_dir)
     index = _index(from_git)
-    assert index["detect"] == {"generated": "2026-11-21T10:00:00Z"}
+    # detect's time, the runs it needs per series (2 x min_segment), the series here and skipped
+    assert index["detect"] == {
+        "generated": "2026-11-21T10:00:00Z",
+        "min_points": 8,
+        "series": 12,
+        "skipped": 0,
+    }
     assert [(c["i"], c["new"]) for c in index["changes"]] == [(20, True)]
 
 
@@ -197,6 +197,7 @@ def test_archived_points_are_separate_files_over_the_whole_history(tmp_path: Pat
         "points": sum(len(s) for r in whole.runners.values() for s in r.series.values())
         - sum(len(s) for r in recent.runners.values() for s in r.series.values()),
         "first": archive["commits"]["t"][0],
+        "changes": 0,  # no change points in this history's archived part
     }
     assert all(r["archive"] == f"bench/{r['key']}/archive.js" for r in index["runners"])
     # every commit of the index keeps its identity at its place in the whole table

@@ -157,6 +157,7 @@ sub main {
     my @filters = map { qr/$_/ } @{ $o->{filter} };
     my @selected = @filters ? grep { my $n = $_->{name}; grep { $n =~ $_ } @filters } @all : @all;
     if ($o->{list}) { print "$_->{name}\n" for @selected; return 0 }
+    return profile(@selected) if ($ENV{BENCH_COUNT_PROFILE} // '') ne '';
     return count(@selected) if ($ENV{BENCH_COUNT} // '') ne '';
     return step(@selected) if ($ENV{BENCH_STEP} // '') ne '';
     if (!@selected) {
@@ -194,6 +195,33 @@ sub count {
         }
     }
     close $log or do { print STDERR "bench: cannot write $labels: $!\n"; return 2 };
+    return 0;
+}
+
+# Profile mode (BENCH_COUNT_PROFILE=FILE, under `perl -d:BenchtrackProfile`, run by
+# scripts/bench-perl-count.sh when the gate asks for profiles): each throughput benchmark warmed up
+# once, then one run whose statements per sub (Devel::BenchtrackProfile) go to FILE as a
+# benchtrack.profile/1 document, the shape benchtrack.function_diff reads. Callgrind cannot name
+# Perl's subs; this is no count, it runs in a process of its own.
+sub profile {
+    my (@selected) = @_;
+    my %runs;
+    for my $bench (grep { $_->{kind} eq 'throughput' } @selected) {
+        my $batch = $bench->{setup}->();
+        $batch->();
+        %DB::benchtrack_count = ();
+        $DB::benchtrack = 1;
+        $batch->();
+        $DB::benchtrack = 0;
+        my %subs  = %DB::benchtrack_count;
+        my $total = 0;
+        $total += $_ for values %subs;
+        $runs{ $bench->{name} } = [ { elements => $bench->{tasks} + 0, total => $total,
+            functions => { map { $_ => $subs{$_} } grep { $subs{$_} >= $total * 0.0005 } keys %subs } } ];
+    }
+    my $doc = { schema => 'benchtrack.profile/1', source => 'statements', unit => 'Perl statements',
+        benchmarks => \%runs };
+    write_atomic($ENV{BENCH_COUNT_PROFILE}, JSON::PP->new->canonical->encode($doc));
     return 0;
 }
 

@@ -31,6 +31,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchtrack import function_diff
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
 
@@ -103,7 +104,9 @@ def count(
             raise CountFailed(f"exit {proc.returncode} under callgrind ({version}):\n{output}")
         lines = labels.read_text().splitlines() if labels.exists() else []
         # valgrind runs the command in its own process: the dumps named by its pid are its own.
-        return segments(lines, _dumps(work, str(proc.pid)), labels), output
+        counted = segments(lines, _dumps(work, str(proc.pid)), labels)
+        function_diff.keep_callgrind(lines, work, str(proc.pid))  # only with $BENCHTRACK_PROFILES
+        return counted, output
 
 
 def _dumps(work: Path, pid: str) -> dict[int, int]:

@@ -5,7 +5,9 @@ produced. So nothing of an artifact is executed or passed on as text: only each 
 read, size-limited; every field is checked against the shape the gate writes (names as result
 documents allow them, finite numbers, verdicts from the known set, refs and shas of safe
 characters, messages cut short and shown only inside code); the verdict is re-derived from the
-rows; and the Markdown is rendered here, by the default branch's renderer.
+rows; and the Markdown is rendered here, by the default branch's renderer (benchtrack.pr_comment),
+every string of an artifact as inert code. The check's ✅/❌ is the gate jobs' own conclusion as
+GitHub reports it (`--jobs`, the run's job list), never the artifact's exit code.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from benchtrack import function_diff, pr_comment
 from benchtrack.errors import BadInput
 from benchtrack.gate import render
 from benchtrack.gate.config import split_key
@@ -70,27 +73,30 @@ def load(path: Path) -> Outcome:
         meta=check.meta(data),
         skipped=check.skipped(data.get("skipped")),
     )
+    outcome.meta["functions"] = check.functions(
+        data.get("functions"), {r.name for r in outcome.rows}
+    )
     return outcome
 
 
-def comment(artifacts: Path, run_url: str = "") -> tuple[str, int]:
-    """The sticky comment for every runner size's verdict under `artifacts`, and how many."""
+def comment(
+    artifacts: Path, run_url: str = "", jobs: Any = None, run_conclusion: str | None = None
+) -> tuple[str, int]:
+    """The sticky comment for every runner size's verdict under `artifacts`, and how many.
+    `jobs`: GitHub's job list of the gate run ([{name, conclusion}]); `run_conclusion`: the whole
+    run's, used when the jobs are not known."""
     found = sorted(artifacts.glob("gate-*/gate.json"))
+    keys = [slug(path.parent.name.removeprefix("gate-")) for path in found]
     outcomes = [load(path) for path in found]
-    sections = [render.COMMENT_MARKER, "## benchtrack: performance gate", ""]
     if not found:
-        sections.append("No runner size produced a verdict (see the gate run's logs).")
-    elif all(o.skipped for o in outcomes):  # every size saw the same diff: one line says it
-        sections += [f"{render.headline(outcomes[0])} (every runner size)", ""]
-        outcomes = []
-    for path, outcome in zip(found, outcomes, strict=False):  # none left when skipped
-        key = slug(path.parent.name.removeprefix("gate-"))
-        body = render.markdown(outcome).replace(render.COMMENT_MARKER, "").strip()
-        sections += [f"<details open><summary>runner size <code>{key}</code></summary>", ""]
-        sections += [body, "", "</details>", ""]
-    if run_url.startswith("https://"):
-        sections.append(f"[The gate run]({_safe_url(run_url)})")
-    return "\n".join(sections) + "\n", len(found)
+        text = "No runner size produced a verdict (see the gate run's logs)."
+        return "\n".join(
+            [render.COMMENT_MARKER, "## benchtrack: performance gate", "", text]
+        ) + "\n", 0
+    known = pr_comment.conclusions(jobs, keys)
+    sizes = [pr_comment.Size(k, o, known.get(k)) for k, o in zip(keys, outcomes, strict=True)]
+    url = _safe_url(run_url) if run_url.startswith("https://") else ""
+    return pr_comment.body(sizes, run_conclusion, url), len(found)
 
 
 def _safe_url(url: str) -> str:
@@ -210,6 +216,36 @@ class _Checker:
         meta["seconds"] = self.number(data.get("seconds", 0), "seconds")
         meta["threshold"] = self.fraction(data.get("threshold", 0.05), "threshold")
         return meta
+
+    def functions(self, value: object, rows: set[str]) -> dict[str, dict[str, Any]]:
+        """The top functions of regressed counted benchmarks (function_diff): names checked
+        against the rows, numbers finite; a function's name is any text, shown only as code."""
+        if value is None:
+            return {}
+        self.that(isinstance(value, dict) and len(value) <= MAX_ROWS, "functions", "an object")
+        assert isinstance(value, dict)
+        out: dict[str, dict[str, Any]] = {}
+        for row, entry in value.items():
+            field = f"functions.{row}" if isinstance(row, str) and len(row) < 300 else "functions"
+            self.that(row in rows, field, "a benchmark of this gate.json")
+            self.that(isinstance(entry, dict), field, "an object")
+            source = entry.get("source")
+            self.that(source in function_diff.UNITS, f"{field}.source", "a known source", source)
+            items = entry.get("functions")
+            ok = isinstance(items, list) and 0 < len(items) <= function_diff.TOP
+            self.that(ok, f"{field}.functions", f"a list of 1 to {function_diff.TOP}")
+            fns = []
+            for k, f in enumerate(items):
+                where = f"{field}.functions[{k}]"
+                name = f.get("function") if isinstance(f, dict) else None
+                self.that(isinstance(name, str) and 0 < len(name) <= 1000, where, "a name")
+                numbers = {
+                    key: self.number(f.get(key), f"{where}.{key}")
+                    for key in ("base", "head", "share")
+                }
+                fns.append({"function": name, **numbers})
+            out[row] = {"source": source, "unit": function_diff.UNITS[source], "functions": fns}
+        return out
 
     def skipped(self, value: object) -> int:
         """A skipped gate's file count (its reason is our own text, never the artifact's)."""

@@ -1,12 +1,13 @@
 """Build the gh-pages dashboard from a history (`benchtrack site HISTORY --out DIR`).
 
-The published site is the static source in `gh-pages/src/` plus the vendored chart library (uPlot,
-from `gh-pages/node_modules`, locked by `gh-pages/package-lock.json`) plus a compact index derived
-from the history, written beside `bench/`:
+The published site is the dashboard shipped inside this package (`benchtrack/dashboard/`: the page,
+its scripts and style, and the chart library uPlot vendored under `vendor/`, checked against the
+npm tarball `gh-pages/package-lock.json` locks) plus a compact index derived from the history,
+written beside `bench/`:
 
     OUT/index.html                      the dashboard (opens from file:// and from GitHub Pages)
     OUT/dashboard/js/*.js, style.css    its code (classic scripts, loaded in order by index.html)
-    OUT/dashboard/vendor/uPlot.*        the chart library, copied from node_modules
+    OUT/dashboard/vendor/uPlot.*        the chart library (and its licence)
     OUT/dashboard/data/index.js         window.BENCHTRACK_INDEX: runners, commits (deduplicated
                                         across runners), suites/groups/benchmarks, latest and
                                         previous values with their ± half-widths,
@@ -52,7 +53,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from benchtrack import companion
+from benchtrack import companion, expected, machines
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
 from benchtrack.history.archive import ARCHIVE_JS
@@ -62,19 +63,14 @@ SCHEMA = "benchtrack.site/1"
 # commits each group also gets an overview file of bucket means (same layout, fewer points).
 OVERVIEW_BUCKETS = 200
 _SLUG = re.compile(r"[^a-z0-9._-]+")
-_VENDOR = {
-    "uplot/dist/uPlot.iife.min.js": "uPlot.iife.min.js",
-    "uplot/dist/uPlot.min.css": "uPlot.min.css",
-    "uplot/LICENSE": "uPlot.LICENSE.txt",
-}
+# What of the source tree is not published: the vendored library's provenance, which a test reads.
+_NOT_PUBLISHED = {Path("vendor/uplot.json")}
+_REQUIRED = ("index.html", "vendor/uPlot.iife.min.js", "vendor/uPlot.min.css")
 
 
 def default_source() -> Path:
-    """The dashboard's source tree: `gh-pages/` at the repository root (or $BENCHTRACK_SITE_SRC)."""
-    env = os.environ.get("BENCHTRACK_SITE_SRC")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[3] / "gh-pages"
+    """The dashboard shipped in this package (`benchtrack/dashboard/`), wherever it is installed."""
+    return Path(__file__).resolve().parent / "dashboard"
 
 
 # --------------------------------------------------------------------------------------------
@@ -88,6 +84,8 @@ class SiteHistory:
     changes: list[dict[str, Any]] = field(default_factory=list)
     changes_source: Path | None = None
     changes_generated: str | None = None  # changes.json's `generated`: when detect last wrote it
+    # changes.json's runs needed per series (2 x config.min_segment) and series too short to judge
+    changes_meta: dict[str, int] = field(default_factory=dict)
     whole: Any = None  # with each archive.js read in (None: no runner has an archive)
 
     def data_js(self, key: str, name: str = "data.js") -> Path | None:
@@ -119,13 +117,14 @@ def _site_history(store: Any, root: Path, spec: str) -> SiteHistory:
     if not model.runners:
         raise BadInput(root / "bench", None, "at least one bench/<runner-key>/data.js")
     archived = any((root / "bench" / key / ARCHIVE_JS).is_file() for key in model.runners)
-    changes, source, generated = _read_changes(root)
+    changes, source, generated, meta = _read_changes(root)
     return SiteHistory(
         model=model,
         root=root,
         changes=changes,
         changes_source=source,
         changes_generated=generated,
+        changes_meta=meta,
         whole=store.read() if archived else None,
     )
 
@@ -135,14 +134,17 @@ def _finite(value: Any) -> float | None:
     return value if ok else None
 
 
-def _read_changes(root: Path) -> tuple[list[dict[str, Any]], Path | None, str | None]:
+def _read_changes(
+    root: Path,
+) -> tuple[list[dict[str, Any]], Path | None, str | None, dict[str, int]]:
     """Change points flagged by `detect` (bench/changes.json, schema benchtrack.changes/1): a list
     of {series, runner, commit, change, direction, regression, before, after, first_seen} (only
-    series, runner and commit are required), the file, and its `generated` time; no changes when
-    the file is absent."""
+    series, runner and commit are required), the file, its `generated` time, and the runs detect
+    needs per series and how many series it skipped as too short; no changes when the file is
+    absent."""
     path = root / "bench" / "changes.json"
     if not path.is_file():
-        return [], None, None
+        return [], None, None, {}
     try:
         doc = orjson.loads(path.read_bytes())
     except orjson.JSONDecodeError as error:
@@ -174,7 +176,14 @@ def _read_changes(root: Path) -> tuple[list[dict[str, Any]], Path | None, str | 
                 "first_seen": first_seen if isinstance(first_seen, str) else None,
             }
         )
-    return out, path, generated if isinstance(generated, str) else None
+    config = doc.get("config") if isinstance(doc, dict) else None
+    segment = config.get("min_segment") if isinstance(config, dict) else None
+    skipped = doc.get("skipped") if isinstance(doc, dict) else None
+    meta = {
+        "min_points": 2 * segment if isinstance(segment, int) and segment > 0 else 8,
+        "skipped": len(skipped) if isinstance(skipped, list) else 0,
+    }
+    return out, path, generated if isinstance(generated, str) else None, meta
 
 
 # --------------------------------------------------------------------------------------------
@@ -263,6 +272,29 @@ def _link_companions(listed: list[dict[str, Any]]) -> None:
             owner.setdefault("companions", []).append(b["name"])
 
 
+def _expected_last(pos: np.ndarray, values: np.ndarray, steps: Any) -> list[Any] | None:
+    """[center, lo, hi, runs, sd] of the range the latest point is expected in, from the points
+    the page holds (6 digits), or None when too few: the rule of benchtrack.expected."""
+    tail = slice(max(0, len(values) - expected.WINDOW - 1), len(values))
+    held = np.array([float(f"{v:.6g}") for v in values[tail].tolist()])
+    at = [k for k, p in enumerate(pos[tail].tolist()) if p in steps] if steps else []
+    found = expected.expected(held, len(held) - 1, at)
+    if found is None:
+        return None
+    return [quantise(found.center), quantise(found.lo), quantise(found.hi), found.runs,
+            quantise(found.sd, 3)]  # fmt: skip
+
+
+def _machines(history: SiteHistory, key: str, position: dict[str, int]) -> list[list[Any]]:
+    """[commit index, cpu model, os] where the runner's machine is first known and where it
+    changed (benchtrack.machines), for the commits the index has."""
+    path = history.data_js(key)
+    if path is None:
+        return []
+    found = [run for run in machines.runs(path) if run[0] in position]
+    return [[position[c], cpu, os] for c, cpu, os in machines.changes(found)]
+
+
 @dataclass
 class SiteData:
     index: dict[str, Any]
@@ -284,6 +316,9 @@ def _index_changes(
         if c["commit"] in position and c["series"] in benches and c["runner"] in runners
     ]
     since = last_update // 1000
+    # A step is first confirmed `min_points / 2` runs after it; one first reported far further back
+    # was re-found (it moved, or detect's settings changed), not found: never "new" again.
+    recent = len(position) - 2 * history.changes_meta.get("min_points", 8)
     out = []
     for c in sorted(known, key=lambda c: (-position[c["commit"]], c["series"], c["runner"])):
         out.append(
@@ -297,7 +332,8 @@ def _index_changes(
                 "regression": c["regression"],
                 "before": quantise(c["before"], 4) if c["before"] is not None else None,
                 "after": quantise(c["after"], 4) if c["after"] is not None else None,
-                "new": (_epoch_seconds(c["first_seen"] or "") or -1) >= since,
+                "new": (_epoch_seconds(c["first_seen"] or "") or -1) >= since
+                and position[c["commit"]] >= recent,
             }
         )
     return out
@@ -375,6 +411,10 @@ def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
     suites: dict[str, list[dict[str, Any]]] = {}
     payloads: dict[str, tuple[str, str]] = {}
     n = len(order)
+    steps: dict[tuple[str, str], set[int]] = {}  # (series, runner) -> commit indices of its steps
+    for c in history.changes:
+        if c["commit"] in position:
+            steps.setdefault((c["series"], c["runner"]), set()).add(position[c["commit"]])
     bucket = math.ceil(n / OVERVIEW_BUCKETS) if n > 2 * OVERVIEW_BUCKETS else 0
     for (suite, group), members in sorted(
         groups.items(), key=lambda kv: (_suite_rank(kv[0][0], suite_order), kv[0][1])
@@ -402,8 +442,8 @@ def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
                     per_runner_o.append(
                         f"{key_json}:{_series_json(*_bucket_means(pos, values, spread, bucket, n))}"
                     )
-                # the card's change (latest vs previous run) and both runs' spreads, so the page
-                # can tell a change from the runs' own noise without loading the series
+                # the latest run, the one before, and the range the series' history expects the
+                # latest in (benchtrack.expected), so the overview judges it without the series
                 before = float(values[-2]) if len(values) > 1 else math.nan
                 before_spread = float(spread[-2]) if len(values) > 1 else math.nan
                 last[runner.key] = [
@@ -412,6 +452,7 @@ def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
                     quantise(abs(float(spread[-1])), 3),
                     quantise(before),
                     quantise(abs(before_spread), 3),
+                    _expected_last(pos, values, steps.get((meta["name"], runner.key), ())),
                 ]
             name_json = orjson.dumps(meta["name"]).decode()
             chunks.append(f"{name_json}:{{{','.join(per_runner)}}}")
@@ -451,14 +492,22 @@ def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
                 "points": int(sum(len(s) for s in r.series.values())),
                 "runs": int(sum(r.entries.values())),
                 "data": f"bench/{r.key}/data.js",
+                "machines": _machines(history, r.key, position),
             }
             for r in runners
         ],
         "commits": table,
         "suites": [{"name": s, "groups": g} for s, g in suites.items()],
         "changes": changes,
-        # null: the history has no bench/changes.json; else when detect last wrote it (or null)
-        "detect": {"generated": history.changes_generated} if history.changes_source else None,
+        # null: the history has no bench/changes.json; else when detect last wrote it (or null),
+        # the runs it needs per series, the series it judged and those too short to judge
+        "detect": {
+            "generated": history.changes_generated,
+            "series": sum(len(r.series) for r in runners),
+            **history.changes_meta,
+        }
+        if history.changes_source
+        else None,
         "benchmarks": len(metas),
         "archive": None,  # what derive_archive adds when the history has archived entries
     }
@@ -478,17 +527,25 @@ def derive_archive(
     it. Fills in `recent.index["archive"]`, which tells the page there is more."""
     if history.whole is None:
         return None
-    whole = derive(SiteHistory(history.whole, history.root, history.changes), suite_order)
+    whole = derive(
+        SiteHistory(
+            history.whole, history.root, history.changes, changes_meta=history.changes_meta
+        ),
+        suite_order,
+    )
     commits = whole.index["commits"]
     at = {c: i for i, c in enumerate(commits["id"])}
     points = sum(r["points"] for r in whole.index["runners"]) - sum(
         r["points"] for r in recent.index["runners"]
     )
+    recent_ids = set(recent.index["commits"]["id"])
     recent.index["archive"] = {
         "index": ARCHIVE_INDEX,
-        "commits": len(commits["id"]) - len(recent.index["commits"]["id"]),
+        "commits": len(commits["id"]) - len(recent_ids),
         "points": points,
         "first": commits["t"][0] if commits["t"] else None,
+        # the change points only the archive holds: the Regressions list says how many
+        "changes": sum(c["commit"] not in recent_ids for c in whole.index["changes"]),
     }
     index = {
         "schema": SCHEMA,
@@ -544,40 +601,29 @@ def build_site(
     """Write the dashboard for `history` into `out` (see the module doc for the layout); `order`:
     the suites' order (derive's `suite_order`)."""
     source = source or default_source()
-    static = source / "src"
-    if not (static / "index.html").is_file():
-        raise BadInput(static, "index.html", "the dashboard source (gh-pages/src/index.html)")
-    vendor_src = source / "node_modules"
-    missing = [rel for rel in _VENDOR if not (vendor_src / rel).is_file()]
+    missing = [rel for rel in _REQUIRED if not (source / rel).is_file()]
     if missing:
-        raise BadInput(
-            vendor_src / missing[0],
-            None,
-            "the chart library installed by `npm ci --prefix gh-pages` (cargo make dashboard-deps)",
-        )
+        raise BadInput(source / missing[0], None, "a dashboard source tree (benchtrack/dashboard/)")
     site = derive(history, suite_order=order)
     archive = derive_archive(history, site, suite_order=order)
     out.mkdir(parents=True, exist_ok=True)
     dash = out / "dashboard"
 
-    # Static files: index.html at the top, everything else under dashboard/.
+    # The source: index.html at the top, everything else (code, style, vendor/) under dashboard/.
     code = set()
-    for path in sorted(static.rglob("*")):
-        if path.is_dir():
+    for path in sorted(source.rglob("*")):
+        rel = path.relative_to(source)
+        if path.is_dir() or rel in _NOT_PUBLISHED or "__pycache__" in rel.parts:
             continue
-        rel = path.relative_to(static)
         target = out / rel if rel == Path("index.html") else dash / rel
         _write(target, path.read_bytes())
         code.add(target)
-    # Code an older build wrote that the source no longer has (dashboard/app.js before it was split
-    # into js/): dashboard/ is derived, so a build over an old site equals a fresh one. Its data/
-    # and vendor/ are kept in step on their own.
+    # What an older build wrote that the source no longer has (dashboard/app.js before it was
+    # split into js/): dashboard/ is derived, so a build over an old site equals a fresh one. Its
+    # data/ is kept in step on its own.
     for path in sorted(dash.rglob("*")):
-        derived_apart = path.relative_to(dash).parts[0] in ("data", "vendor")
-        if path.is_file() and not derived_apart and path not in code:
+        if path.is_file() and path.relative_to(dash).parts[0] != "data" and path not in code:
             path.unlink()
-    for rel, name in _VENDOR.items():
-        _write(dash / "vendor" / name, (vendor_src / rel).read_bytes())
 
     # Group payloads first, the index last: a reader never sees an index naming a missing file.
     sizes = _write_groups(dash / "data" / "g", site.groups)

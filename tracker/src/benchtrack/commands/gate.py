@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 from rich.console import Console
 
+from benchtrack import function_diff
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_dir
@@ -92,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
         outcome = Outcome.skip(files, cfg.alpha, {**refs, "threshold": cfg.threshold})
         return _report(args, outcome, outcome.to_dict(), out_dir, say)
     logs = root / "target" / "gate" / "logs"
+    profiles = _profiles(out_dir)  # the count suites' functions per side (function_diff)
     made: list[worktree.Checkout] = []  # inside the try: a cancel while adding head removes base
     failures: list = []
     budget = None if args.no_adaptive or not minutes else minutes * 60
@@ -124,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
             second["screened_seconds"] = data.seconds
             outcome = confirm.merge(outcome, second.pop("outcome"), picked)
     finally:
+        os.environ.pop(function_diff.ENV, None)
         if not args.keep_worktrees:
             for co in made:
                 worktree.remove(root, co)
@@ -144,7 +149,17 @@ def run(args: argparse.Namespace) -> int:
         "n_looks": len(looks),
         "cpus": cpus,
     }
-    return _report(args, outcome, outcome.to_dict(data), out_dir, say, f"; logs in {logs}")
+    doc = outcome.to_dict(data)
+    function_diff.attach(doc, profiles)  # the top functions of each regressed counted benchmark
+    return _report(args, outcome, doc, out_dir, say, f"; logs in {logs}")
+
+
+def _profiles(out_dir: Path) -> Path:
+    """An empty directory for this run's profiles, handed to the suites in $BENCHTRACK_PROFILES."""
+    profiles = out_dir / "profiles"
+    shutil.rmtree(profiles, ignore_errors=True)
+    os.environ[function_diff.ENV] = str(profiles)
+    return profiles
 
 
 def _confirm(cfg, picked, suites, sides, pins, cpus, logs, say, failures, budget) -> dict:
@@ -191,7 +206,7 @@ def _report(
 ) -> int:
     """gate.json and gate.md in `out_dir`, the verdict on the terminal; the exit code."""
     atomic_write(out_dir / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    markdown = render.markdown(outcome)
+    markdown = render.markdown(outcome) + function_diff.markdown(doc.get("functions", {}))
     atomic_write(out_dir / "gate.md", markdown)
     if args.summary:
         with args.summary.open("a", encoding="utf-8") as f:

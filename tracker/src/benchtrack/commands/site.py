@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--source",
         type=Path,
-        help="the dashboard source tree (default: gh-pages/ of this repository)",
+        help="the dashboard source tree (default: the one in the benchtrack package)",
     )
     flags.add_json(parser, "a summary")
 

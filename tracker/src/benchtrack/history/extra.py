@@ -1,7 +1,9 @@
 """The `extra` string of a bench and its `range`, as docs/architecture.md fixes them.
 
-`extra` is `runner=<label>; cpus=<n>; samples=<n>; ci=<lo>..<hi>; suite=<suite>`: readable in the
-action's own tooltip, and enough to recover the runner size and each point's uncertainty.
+`extra` is `runner=<label>; cpus=<n>; samples=<n>; ci=<lo>..<hi>; suite=<suite>`, then
+`; cpu=<model>; os=<os>` when the runner's machine is known: readable in the action's own tooltip,
+and enough to recover the runner size, each point's uncertainty and the machine it ran on (a CPU
+change on hosted runners is a classic false step, which the dashboard marks).
 `range` is `± <half the ci width>`, the action's own spelling for a spread.
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import re
 import warnings
 
 import numpy as np
@@ -17,14 +20,38 @@ import orjson
 from benchtrack.history.format import js_number
 
 SEP = "; "
+# The machine's fields, last (the fast parses below read the first five and drop these).
+_MACHINE = re.compile(r"; cpu=[^;]*; os=[^;]*")
+_UNSAFE = re.compile(r"[;=\x00-\x1f]+")
 
 
-def format_extra(label: str, cpus: int, samples: int, ci: tuple[float, float], suite: str) -> str:
+def format_extra(
+    label: str,
+    cpus: int,
+    samples: int,
+    ci: tuple[float, float],
+    suite: str,
+    cpu_model: str = "",
+    os: str = "",
+) -> str:
     lo, hi = ci
-    return (
+    text = (
         f"runner={label}{SEP}cpus={cpus}{SEP}samples={samples}{SEP}"
         f"ci={js_number(lo)}..{js_number(hi)}{SEP}suite={suite}"
     )
+    if cpu_model or os:  # `;` and `=` would split the field: a machine's name has neither
+        cpu, system = (_UNSAFE.sub(" ", x).strip() for x in (cpu_model, os))
+        text += f"{SEP}cpu={cpu}{SEP}os={system}"
+    return text
+
+
+def machine(extra: str) -> tuple[str, str] | None:
+    """(cpu model, os) of an `extra` that names its machine, else None."""
+    found = _MACHINE.search(extra)
+    if found is None:
+        return None
+    cpu, _, os = found.group(0).removeprefix("; cpu=").partition("; os=")
+    return cpu, os
 
 
 def format_range(ci: tuple[float, float]) -> str:
@@ -146,7 +173,8 @@ def _parse_uniform(extras: list[str]) -> Extras | None:
 def _parse_ours(extras: list[str]) -> Extras | None:
     """`runner=L; cpus=N; samples=N; ci=LO..HI; suite=S` for all: split once, convert in C."""
     n = len(extras)
-    parts = SEP.join(extras).split(SEP)
+    joined = SEP.join(extras)
+    parts = (_MACHINE.sub("", joined) if "; cpu=" in joined else joined).split(SEP)
     if not n or len(parts) != 5 * n:
         return None
     heads = ("runner=", "cpus=", "samples=", "ci=", "suite=")

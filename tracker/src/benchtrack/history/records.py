@@ -23,7 +23,15 @@ def bench_record(bench: Benchmark, runner: Runner) -> dict[str, Any]:
         "value": js_value(bench.value),
         "range": format_range(bench.ci),
         "unit": bench.unit,
-        "extra": format_extra(runner.label, runner.cpus, len(bench.samples), bench.ci, bench.suite),
+        "extra": format_extra(
+            runner.label,
+            runner.cpus,
+            len(bench.samples),
+            bench.ci,
+            bench.suite,
+            runner.cpu_model,
+            runner.os,
+        ),
     }
 
 

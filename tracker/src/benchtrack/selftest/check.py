@@ -2,14 +2,17 @@
 
 Each slowed benchmark must have a series "regressed" if its designed loss is at least REQUIRED
 (below that its verdict is shown, not judged), and must never be shown improved while its wall
-time lost that much; every other benchmark must have no series "regressed".
+time lost that much; every other benchmark must have no series "regressed". And a counted
+benchmark that regressed must have the function doing the extra work (its patch's `where`) among
+the top functions the gate names for it (benchtrack.function_diff): the first place the PR
+comment says to look.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,7 @@ class Line:
     primary: bool = True  # the benchmark's wall-time series (or its only one)
     caught: bool = False  # any series of the benchmark regressed
     disagrees: bool = False  # this series says better where another says worse
+    top: str = ""  # the gate's top functions for it (a counted benchmark that regressed)
 
     @property
     def required(self) -> bool:
@@ -116,6 +120,7 @@ def judge(
     matched: set[str] = set()
     regressed = {split_key(r.name)[0] for r in outcome.regressions}
     improved = {split_key(r.name)[0] for r in outcome.improvements}
+    functions = outcome.meta.get("functions", {})
     for row in outcome.rows:
         name = split_key(row.name)[0]
         slow = next((s for s in slows if fnmatch.fnmatchcase(name, s.glob)), None)
@@ -127,14 +132,15 @@ def judge(
         matched.add(slow.glob)
         caught = name in regressed
         if not row.primary:
-            lines.append(_line(row, slow, ok=True, caught=caught, note="second series"))
+            line = _line(row, slow, ok=True, caught=caught, note="second series")
+            lines.append(_named(line, row, slow, functions))
             continue
         line = _line(row, slow, ok=True, caught=caught)
         if line.required and not caught:
             line = _line(row, slow, ok=False, note=f"a loss ≥ {REQUIRED:.0%} not flagged")
         elif name in improved and line.change <= -REQUIRED:
             line = _line(row, slow, ok=False, caught=caught, note="shown improved, yet lost")
-        lines.append(line)
+        lines.append(_named(line, row, slow, functions))
     for s in slows:
         if s.glob not in matched:
             note = "not measured" + (" (--suite/--filter)" if restricted else ": renamed?")
@@ -148,6 +154,17 @@ def judge(
         broken.append("the gate exited 3")
     lines.sort(key=lambda line: (line.loss is None, -(line.loss or 0), line.benchmark))
     return Report(base, head, lines, unslowed, gate_exit, broken)
+
+
+def _named(line: Line, row: Row, slow: Slow, functions: dict[str, Any]) -> Line:
+    """A counted benchmark that regressed: are the functions doing the extra work among the top
+    ones the gate names for it?"""
+    if row.verdict != REGRESSED or not row.unit.startswith("instructions/") or not slow.where:
+        return line
+    top = [f["function"] for f in functions.get(row.name, {}).get("functions", [])]
+    named = any(w in f for f in top for w in slow.where)
+    note = "" if named else f"its top functions name none of {', '.join(slow.where)}"
+    return replace(line, top=" · ".join(top), ok=line.ok and named, note=line.note or note)
 
 
 def _line(row: Row, slow: Slow | None, *, ok: bool, caught: bool = False, note: str = "") -> Line:

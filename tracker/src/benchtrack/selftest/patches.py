@@ -23,7 +23,7 @@ nothing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchtrack.errors import BadInput
@@ -39,6 +39,9 @@ class Slow:
     # The other kind (WAIT_PATCHES): what the change does, where it adds no instructions to
     # speak of; "" for more work per element (PATCHES), which the counts see too.
     wait: str = ""
+    # where the extra work runs: text one of the top functions of a counted benchmark that
+    # regressed must contain (the gate's function diff names the place to look)
+    where: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class Patch:
     path: str  # relative to the repository root
     hunks: tuple[tuple[str, str], ...]  # (old, new): `old` must occur exactly once
     slows: tuple[Slow, ...]
+    where: tuple[str, ...] = ()  # the functions doing the extra work (see Slow.where)
 
     def tokens(self) -> set[int]:
         """The losses (in %) the patch's new texts refer to."""
@@ -84,7 +88,7 @@ def apply(patch: Patch, root: Path) -> None:
 
 
 def slows(patches: tuple[Patch, ...]) -> list[Slow]:
-    return [s for p in patches for s in p.slows]
+    return [replace(s, where=p.where) for p in patches for s in p.slows]
 
 
 # The patch texts, at their files' own indentation; a `gate-selftest:` comment marks each change.
@@ -277,6 +281,8 @@ PATCHES: tuple[Patch, ...] = (
             Slow("rust/streams/iterator", 0.10),
             Slow("rust/streams/async_next", 0.20),
         ),
+        # the benchmark's closure (the library function inlined into it) or the function itself
+        where=("streams::bench::", "patterns::streams::"),
     ),
     # Rust, wall time: longer thread::sleep per item; more tasks one after another
     Patch(
@@ -303,6 +309,7 @@ PATCHES: tuple[Patch, ...] = (
             Slow("python/fileio_cpu/gather", 0.10),
             Slow("python/fileio_cpu/sequential", 0.20),
         ),
+        where=("sigma (python/src/asyncio_patterns/cpu.py)",),  # sigma, async_sigma
     ),
     # Python, wall time: longer sleeps
     Patch(
@@ -325,6 +332,7 @@ PATCHES: tuple[Patch, ...] = (
             Slow("perl/coro/async_pool_sem/sleep", 0.10),
             Slow("perl/coro/pool_chan/sleep", 0.20),
         ),
+        where=("CoroPatterns::",),  # the per-task code the batches run more often
     ),
 )
 

@@ -11,7 +11,15 @@ from benchtrack.gate.render import MARK, pct
 from benchtrack.selftest.check import REQUIRED, Line, Report
 from benchtrack.selftest.patches import Patch, divisor
 
-HEADERS = ("benchmark", "slowdown", "measured change", "interval", "verdict", "ok?")
+HEADERS = (
+    "benchmark",
+    "slowdown",
+    "measured change",
+    "interval",
+    "verdict",
+    "top functions",
+    "ok?",
+)
 
 
 def cells(line: Line) -> tuple[str, ...]:
@@ -24,7 +32,8 @@ def cells(line: Line) -> tuple[str, ...]:
     if line.disagrees:  # never a ✅ beside a wall time that lost
         verdict = f"⚠️ {line.verdict}, disagrees with another series"
     ok = ("ok" if line.ok else "FAIL") + (f": {line.note}" if line.note else "")
-    return (line.benchmark, loss, pct(line.change) if measured else "—", interval, verdict, ok)
+    top = (line.top or "—").replace("|", "¦")
+    return (line.benchmark, loss, pct(line.change) if measured else "—", interval, verdict, top, ok)
 
 
 def summary(report: Report) -> str:
@@ -56,7 +65,7 @@ def terminal(report: Report, console: Console) -> None:
 
 def markdown(report: Report) -> str:
     out = ["## benchtrack gate-selftest", "", summary(report), ""]
-    out += ["| " + " | ".join(HEADERS) + " |", "|---|--:|--:|:-:|---|---|"]
+    out += ["| " + " | ".join(HEADERS) + " |", "|---|--:|--:|:-:|---|---|---|"]
     out += ["| " + " | ".join(cells(line)).replace("`", "'") + " |" for line in report.lines]
     out += [
         "",

@@ -8,6 +8,8 @@
   const state = {};
   const VIEWS = ['overview', 'bench', 'scaling', 'compare', 'regressions'];
   const SHOW = ['regressions', 'improvements', 'all'];   // what the Regressions list shows
+  const SPANS = ['', '90', '30'];                        // the overview's x range: all, or days
+  const SINCE = ['', '7', '30', '90'];                   // the Regressions list: all, or days
   function readHash() {
     const p = new URLSearchParams(location.hash.replace(/^#/, ''));
     const runners = p.get('r');
@@ -24,6 +26,13 @@
       base: p.get('base') || '',
       head: p.get('head') || '',
       show: SHOW.includes(p.get('show')) ? p.get('show') : SHOW[0],
+      span: SPANS.includes(p.get('span')) ? p.get('span') : '',
+      since: SINCE.includes(p.get('since')) ? p.get('since') : '',
+      changed: p.get('changed') === '1',
+      hidden: p.get('hidden') === '1',
+      // one runner size in focus (a Regressions row's link): the benchmark view only, never the
+      // runner selection every view shares
+      only: RUNNER_BY_KEY.has(p.get('only')) ? p.get('only') : '',
     });
     if (state.view === 'bench' && !BENCH.has(state.bench)) state.view = 'overview';
   }
@@ -40,6 +49,11 @@
     if (s.view === 'compare' && s.base) p.set('base', s.base);
     if (s.view === 'compare' && s.head) p.set('head', s.head);
     if (s.view === 'regressions' && s.show !== SHOW[0]) p.set('show', s.show);
+    if (s.view === 'regressions' && s.since) p.set('since', s.since);
+    if (s.view === 'regressions' && s.hidden) p.set('hidden', '1');
+    if (s.view === 'overview' && s.span) p.set('span', s.span);
+    if (s.view === 'compare' && s.changed) p.set('changed', '1');
+    if (s.view === 'bench' && s.only) p.set('only', s.only);
     if (s.q && s.view !== 'bench') p.set('q', s.q);
     return '#' + p.toString();
   }
@@ -65,6 +79,6 @@
   function render() { router(); }
   function setRouter(fn) { router = fn; }
 
-  Object.assign(app, { state, SHOW, readHash, hashFor, render, onScreen, saveState, go, commitIndex,
+  Object.assign(app, { state, SHOW, SPANS, SINCE, readHash, hashFor, render, onScreen, saveState, go, commitIndex,
     setRouter });
 })(window.BenchtrackDashboard = window.BenchtrackDashboard || {});

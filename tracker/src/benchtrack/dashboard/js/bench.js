@@ -4,10 +4,20 @@
   'use strict';
 
   const { AXIS_FONT, BENCH, CHANGES, FIRST_RUN, IDX, NO_HOVER, RUNNER_BY_KEY, SERIES, axisValues,
-    changeMarkers, commitUrl, dateText, drawBands, drawMarkers, el, flaggedAt, fmt, hashFor,
-    hideTooltip, isRegression, judge, live, loadGroup, main, miniChart, nCommits, observe, onScreen,
-    pct, plural, render, runnerName, runnerSwatch, saveState, say, seriesFor, seriesLabel,
-    seriesOfBench, short, state, tooltip, trim, utc, xSpan, yRange } = app;
+    changeMarkers, commitUrl, dateText, drawBands, drawLevels, drawMachines, drawMarkers, el, fmt,
+    hashFor, hideTooltip, isRegression, live, loadGroup, machineText, main, miniChart, nCommits,
+    observe, onScreen, pct, plural, render, runnerMachine, runnerName, runnerSwatch, saveState,
+    say, seriesFor, seriesJudge, seriesLabel, seriesOfBench, short, state, tooltip, trim, utc,
+    xSpan, yRange } = app;
+
+  function judgedText(j) {
+    // a run against its expected range, in words
+    if (!j || !j.judged) return { text: 'not judged', note: 'fewer than 4 earlier runs since the last step' };
+    if (j.confirmed) return { text: pct(j.change), note: 'a step change-point detection placed here' };
+    const r = j.range;
+    const where = j.kind ? `outside the expected ${fmt(r.lo)}–${fmt(r.hi)}` : `inside the expected ${fmt(r.lo)}–${fmt(r.hi)}`;
+    return { text: pct(j.change) + ' vs expected', note: `${where} (the last ${r.runs} runs)` };
+  }
 
   function seriesSwitch(bench, all) {
     // one link per series of this benchmark; the one shown is marked current
@@ -29,15 +39,17 @@
 
   function renderBench() {
     const bench = BENCH.get(state.bench);
-    const keys = state.runners.filter((k) => bench.runners.includes(k));
+    const keys = state.only && bench.runners.includes(state.only) ? [state.only] : state.runners.filter((k) => bench.runners.includes(k));
     const head = el('div', { class: 'bench-head' },
       el('p', { class: 'crumbs' }, el('a', { href: hashFor({ view: 'overview', from: null, to: null }), text: '← Overview' }), ' / ', bench.suite, ' / ', bench.group.name),
       el('h2', { text: bench.name }),
       el('p', { class: 'unit', text: bench.unit + (bench.dir === 'smaller' ? ' — lower is better' : ' — higher is better') }),
-      nCommits() === 1 ? el('p', { class: 'notice info', id: 'first-run', text: FIRST_RUN }) : null);
+      nCommits() === 1 ? el('p', { class: 'notice info', id: 'first-run', text: FIRST_RUN }) : null,
+      state.only ? el('p', { class: 'notice info', id: 'only' }, `Showing ${runnerName(state.only)} only. `,
+        el('a', { href: hashFor({ only: '' }), text: 'Show every selected runner size' })) : null);
     const tools = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Chart controls' },
       el('label', null, el('input', { type: 'checkbox', id: 'log', checked: state.log, onchange: (e) => { state.log = e.target.checked; saveState(); render(); } }), ' Log scale'),
-      el('label', null, el('input', { type: 'checkbox', id: 'norm', checked: state.norm, onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Normalise to first point'),
+      el('label', null, el('input', { type: 'checkbox', id: 'norm', checked: state.norm, onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Normalise to the first runs'),
       el('span', { class: 'sep' }),
       el('button', { type: 'button', id: 'zoom-in', 'aria-label': 'Zoom in', onclick: () => zoom(0.5) }, '+'),
       el('button', { type: 'button', id: 'zoom-out', 'aria-label': 'Zoom out', onclick: () => zoom(2) }, '−'),
@@ -49,13 +61,13 @@
     const legend = el('ul', { class: 'legend', 'aria-label': 'Runner sizes' });
     const latest = el('table', { class: 'latest' },
       el('caption', { text: 'Latest result per runner size' }),
-      el('thead', null, el('tr', null, el('th', { scope: 'col', text: 'Runner' }), el('th', { scope: 'col', text: 'vCPUs' }), el('th', { scope: 'col', text: 'Commit' }), el('th', { scope: 'col', text: 'Value' }), el('th', { scope: 'col', text: 'Change vs previous' }))),
+      el('thead', null, el('tr', null, ...['Runner', 'vCPUs', 'Machine', 'Commit', 'Value', 'Change vs expected'].map((h) => el('th', { scope: 'col', text: h })))),
       el('tbody'));
     const marks = el('div', { class: 'marks' });
     const all = seriesOfBench(bench);
     const others = otherSeries(bench, all);
     const sw = seriesSwitch(bench, all);
-    main.replaceChildren(head, ...(sw ? [sw] : []), tools, legend, host, el('p', { class: 'hint', text: 'Drag across the chart to zoom; click a point to open its commit.' }), ...others, marks, latest);
+    main.replaceChildren(head, ...(sw ? [sw] : []), tools, legend, host, el('p', { class: 'hint', text: 'Faint: each run; bold: the level between steps; shaded: the range its history expects; dashed: the runner changed machine. Drag across the chart to zoom; click a point to open its commit.' }), ...others, marks, el('div', { class: 'scroll' }, latest));
     observe(others.map((o) => o.querySelector('.mini')), miniChart);
     const token = onScreen.token;
     loadGroup(bench.group, 'full').then(() => { if (token === onScreen.token) drawBench(bench, keys, host, legend, latest, marks); });
@@ -67,18 +79,22 @@
     for (const [s, k] of sd.keys.entries()) {
       const r = RUNNER_BY_KEY.get(k);
       const n = sd.ys[s].filter((v) => v != null).length;
-      legend.append(el('li', { 'data-runner': k }, runnerSwatch(k), `${r.key} (${runnerName(k)}, ${plural(n, 'point', 'points')})`));
+      const m = runnerMachine(k, nCommits() - 1);
+      legend.append(el('li', { 'data-runner': k, title: machineText(m) }, runnerSwatch(k), `${r.key} (${runnerName(k)}, ${plural(n, 'point', 'points')})`));
     }
     const tbody = latest.tBodies[0];
     const per = SERIES.get(bench.name) || {};
     for (const k of sd.keys) {
       const s = per[k]; const n = s.v.length;
-      const ch = n > 1 ? s.v[n - 1] / s.v[n - 2] - 1 : null;
-      const j = ch == null ? null : judge(bench.dir, { v: s.v[n - 2], r: s.r[n - 2] }, { v: s.v[n - 1], r: s.r[n - 1] }, flaggedAt(bench.name, k, s.i[n - 2], s.i[n - 1]));
-      tbody.append(el('tr', null, el('th', { scope: 'row' }, runnerSwatch(k), ' ', k), el('td', { text: RUNNER_BY_KEY.get(k).cpus ?? '—' }),
+      const j = n > 1 ? seriesJudge(bench, k, s.i[n - 1]) : null;
+      const t = judgedText(j);
+      const m = runnerMachine(k, s.i[n - 1]);
+      tbody.append(el('tr', { 'data-runner': k }, el('th', { scope: 'row' }, runnerSwatch(k), ' ', k), el('td', { text: RUNNER_BY_KEY.get(k).cpus ?? '—' }),
+        el('td', { class: 'machine', text: m ? m[1] : '—', title: machineText(m) }),
         el('td', null, el('code', { text: short(IDX.commits.id[s.i[n - 1]]) })),
         el('td', { text: fmt(s.v[n - 1], 4) + (isNaN(s.r[n - 1]) ? '' : ' ± ' + fmt(s.r[n - 1], 3)) + ' ' + bench.unit }),
-        el('td', { class: 'chg' + (j && j.kind ? ' ' + j.kind : '') }, ch == null ? 'first run' : pct(ch), j ? el('span', { class: 'why', text: ' · ' + j.note }) : null)));
+        el('td', { class: 'chg' + (j && j.kind ? ' ' + j.kind : ''), 'data-judged': j ? (j.kind || (j.judged ? 'inside' : 'unjudged')) : null },
+          n > 1 ? t.text : 'first run', j ? el('span', { class: 'why', text: ' · ' + t.note }) : null)));
     }
     const ms = changeMarkers(bench.name, sd);
     if (ms.length) {
@@ -113,17 +129,18 @@
       axes: [
         { font: AXIS_FONT, space: 70, grid: { stroke: 'rgba(0,0,0,0.06)' } },
         { font: AXIS_FONT, size: 58, values: axisValues(state.norm), grid: { stroke: 'rgba(0,0,0,0.08)' },
-          label: state.norm ? 'relative to first point' : bench.unit, labelFont: AXIS_FONT, labelSize: 16 },
+          label: state.norm ? 'relative to the first runs' : bench.unit, labelFont: AXIS_FONT, labelSize: 16 },
       ],
       series: [{}].concat(sd.keys.map((k, s) => {
         const r = RUNNER_BY_KEY.get(k);
         const n = sd.ys[s].reduce((c, v) => c + (v != null), 0);
-        return { label: k, stroke: r.color, width: 2, dash: r.dash, spanGaps: true,
-          points: { show: sd.xs.length <= 120 || n < 3, size: n < 3 ? 9 : 5, fill: r.color, stroke: r.color } };
+        // each run faint, dots where there are few; the level is drawn over them (drawLevels)
+        return { label: k, stroke: r.color + (n < 4 ? 'ff' : '66'), width: 1, spanGaps: true,
+          points: { show: sd.xs.length <= 120 || n < 3, size: n < 3 ? 9 : 4, fill: r.color + (n < 4 ? 'ff' : '99'), stroke: r.color + (n < 4 ? 'ff' : '99') } };
       })),
       hooks: {
         drawAxes: [(u) => drawBands(u, sd)],
-        draw: [(u) => drawMarkers(u, sd, bench, true)],
+        draw: [(u) => { drawLevels(u, sd); drawMachines(u, sd); drawMarkers(u, sd, bench, true); }],
         setCursor: [(u) => showTooltip(u, sd, bench)],
         setScale: [(u, key) => {
           if (key !== 'x') return;
@@ -220,24 +237,27 @@
     for (let s = 0; s < sd.keys.length; s++) {
       const y = sd.ys[s][j];
       if (y == null || !u.series[s + 1].show) continue;
-      const half = (sd.his[s][j] - sd.los[s][j]) / 2;
-      const p = prevIndex(sd, s, j);
-      const prev = p < 0 ? null : sd.ys[s][p];
-      const ch = prev ? y / prev - 1 : null;
-      const judged = ch == null ? null : judge(bench.dir, { v: prev, r: (sd.his[s][p] - sd.los[s][p]) / 2 }, { v: y, r: half }, flaggedAt(bench.name, sd.keys[s], sd.idx[p], ci));
-      rows.append(el('tr', { 'data-runner': sd.keys[s] },
-        el('th', { scope: 'row' }, runnerSwatch(sd.keys[s]), ' ', runnerName(sd.keys[s])),
+      const key = sd.keys[s];
+      const raw = ((SERIES.get(bench.name) || {})[key]) || null;
+      let half = NaN;
+      if (raw) for (let m = 0; m < raw.i.length; m++) if (raw.i[m] === ci) half = raw.r[m] / (norm ? raw.v[m] / y : 1);
+      const judged = prevIndex(sd, s, j) < 0 ? null : seriesJudge(bench, key, ci);
+      const t = judgedText(judged);
+      rows.append(el('tr', { 'data-runner': key },
+        el('th', { scope: 'row' }, runnerSwatch(key), ' ', runnerName(key)),
         el('td', { class: 'v', text: (norm ? trim(y.toPrecision(4)) + '×' : fmt(y, 4)) + (half > 0 ? ' ± ' + (norm ? trim(half.toPrecision(2)) : fmt(half, 3)) : '') }),
-        el('td', { class: 'chg' + (judged && judged.kind ? ' ' + judged.kind : ''), title: judged ? judged.note : null, text: ch == null ? 'first point' : pct(ch) + ' vs prev' + (judged.why === 'noise' ? ' (within spread)' : '') })));
+        el('td', { class: 'chg' + (judged && judged.kind ? ' ' + judged.kind : ''), title: judged ? t.note : null, text: judged ? t.text + (judged.judged && !judged.kind && !judged.confirmed ? ' (inside)' : '') : 'first point' })));
     }
+    const moved = sd.keys.map((k) => (RUNNER_BY_KEY.get(k).machines || []).find((m, n) => n > 0 && m[0] === ci) ? k : null).filter(Boolean);
     const mark = (CHANGES.get(bench.name) || []).filter((c) => c.i === ci && sd.keys.includes(c.runner));
     tooltip.replaceChildren(...[
       el('div', { class: 'tt-head' }, el('code', { class: 'tt-id', text: short(C.id[ci]) }), el('span', { class: 'tt-date', text: dateText(C.t[ci]) })),
       el('div', { class: 'tt-msg', text: C.msg[ci] || '(no message)' }),
       el('div', { class: 'tt-author', text: C.author[ci] ? 'by ' + C.author[ci] : '' }),
       rows,
-      el('div', { class: 'tt-unit', text: norm ? 'relative to each line’s first point' : bench.unit + (bench.dir === 'smaller' ? ', lower is better' : '') }),
+      el('div', { class: 'tt-unit', text: norm ? 'relative to each line’s first runs' : bench.unit + (bench.dir === 'smaller' ? ', lower is better' : '') }),
       mark.length ? el('div', { class: 'tt-flag', text: 'Flagged change: ' + mark.map((c) => `${c.runner} ${pct(c.change)}`).join(', ') }) : null,
+      moved.length ? el('div', { class: 'tt-flag', text: 'Machine changed here: ' + moved.map((k) => `${runnerName(k)} → ${machineText(runnerMachine(k, ci))}`).join('; ') }) : null,
       commitUrl(ci) ? el('div', { class: 'tt-hint', text: NO_HOVER ? 'Tap again to open the commit' : 'Click (or Enter) opens the commit' }) : null].filter(Boolean));
     tooltip.hidden = false;
     const box = u.over.getBoundingClientRect();

@@ -5,15 +5,15 @@
  * The files in js/ are classic scripts that index.html loads in order with defer (module scripts
  * do not load from file://); each is an IIFE that takes what it needs from the namespace
  * window.BenchtrackDashboard and adds what later files use: util <- data <- changes <- state <-
- * widgets <- live <- charts <- the views <- main <- older (the "load older history" control). Every string from the data is put in the page
+ * widgets <- verdict <- live <- charts <- the views <- main <- older (the "load older history" control). Every string from the data is put in the page
  * with textContent / text nodes, never as HTML. */
 (function (app) {
   'use strict';
 
-  const { IDX, PRIMARY, RUNNERS, SERIES, changeCounts, changeRows, dateText, el, go, hashFor,
-    hideTooltip, live, loadAll, main, onScreen, plural, readHash, render, renderBench,
-    renderCompare, renderOverview, renderRegressions, renderScaling, runnerSwatch, runsText,
-    saveState, setRouter, state, teardown } = app;
+  const { IDX, PRIMARY, RUNNERS, SERIES, changeCounts, changeEvents, dateText, el, go, hashFor,
+    hideTooltip, live, loadAll, machineText, main, nCommits, onScreen, plural, readHash, render,
+    renderBench, renderCompare, renderOverview, renderRegressions, renderScaling, runnerMachine,
+    runnerSwatch, runsText, saveState, setRouter, state, teardown } = app;
 
   function renderHeader() {
     const meta = document.getElementById('meta');
@@ -22,7 +22,7 @@
     meta.replaceChildren(parts[0], ' · ',
       IDX.repoUrl && /^https?:\/\//i.test(IDX.repoUrl) ? el('a', { href: IDX.repoUrl, rel: 'noopener', text: IDX.repoUrl.replace(/^https?:\/\//, '') }) : 'no repository URL',
       ' · ' + plural(PRIMARY.length, 'benchmark', 'benchmarks') + ' · ' + runsText());
-    const counts = changeCounts(changeRows());
+    const counts = changeCounts(changeEvents());
     const tab = document.querySelector('.tabs a[data-view="regressions"]');
     if (tab) {  // drawn again when the data grows ("load older history"): its label alone first
       tab.dataset.label = tab.dataset.label || tab.textContent.trim();
@@ -39,7 +39,8 @@
         state.runners = [...fs.querySelectorAll('input:checked')].map((i) => i.value);
         saveState(); render();
       } });
-      fs.append(el('label', { class: 'runner', title: `${r.key}: ${r.points} results` + (r.data ? ' — data: ' + r.data : '') }, cb, runnerSwatch(r.key), ` ${r.key}`, el('span', { class: 'cpus', text: r.cpus != null ? ` (${r.cpus} vCPU)` : '' })));
+      const m = runnerMachine(r.key, nCommits() - 1);
+      fs.append(el('label', { class: 'runner', 'data-machine': m ? m[1] : null, title: `${r.key}: ${r.points} results; machine: ${machineText(m)}` + ((r.machines || []).length > 1 ? ` (changed ${r.machines.length - 1}×)` : '') + (r.data ? ' — data: ' + r.data : '') }, cb, runnerSwatch(r.key), ` ${r.key}`, el('span', { class: 'cpus', text: r.cpus != null ? ` (${r.cpus} vCPU)` : '' })));
     }
   }
 

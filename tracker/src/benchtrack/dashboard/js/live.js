@@ -3,7 +3,7 @@
 (function (app) {
   'use strict';
 
-  const { BENCH, isLoaded, loadGroup } = app;
+  const { BENCH, isLoaded, loadGroup, showError } = app;
 
   const tooltip = document.getElementById('tooltip');
 
@@ -27,7 +27,7 @@
       for (const e of entries) {
         const host = e.target;
         if (e.isIntersecting) {
-          if (!live.has(host) && !host._queued) { host._queued = true; queue.push([host, draw]); }
+          if (!live.has(host) && !host._queued) { host._queued = true; queue.push([host, draw]); request(host, draw); }
         } else {
           host._queued = false;
           const u = live.get(host);
@@ -39,23 +39,29 @@
     for (const h of hosts) observer.observe(h);
   }
 
+  function request(host, draw) {
+    // The group a chart needs, asked for when the chart is queued, not when a frame reaches it:
+    // a frame that ran out of time used to leave charts whose group nobody had asked for, and no
+    // load's completion pumped the queue again (Scaling stayed blank after a fast scroll).
+    const g = BENCH.get(host.dataset.bench).group;
+    if (!isLoaded(g, draw.kind)) loadGroup(g, draw.kind).then(pump, () => {});
+  }
+
   function pump() {
     if (pumping) return;
     pumping = true;
     requestAnimationFrame(function step() {
       const t0 = performance.now();
+      const later = [];
       while (queue.length && performance.now() - t0 < 8) {
         const [host, draw] = queue.shift();
         if (!host._queued || !host.isConnected) continue;
-        const g = BENCH.get(host.dataset.bench).group;
-        if (!isLoaded(g, draw.kind)) {
-          loadGroup(g, draw.kind).then(() => { queue.push([host, draw]); pump(); });
-          continue;
-        }
+        if (!isLoaded(BENCH.get(host.dataset.bench).group, draw.kind)) { later.push([host, draw]); continue; }
         host._queued = false;
-        draw(host);
+        try { draw(host); } catch (e) { host.classList.add('failed'); showError('a chart failed to draw: ' + e.message); }
       }
-      if (queue.length && queue.some(([h, d]) => isLoaded(BENCH.get(h.dataset.bench).group, d.kind))) requestAnimationFrame(step);
+      queue.push(...later);
+      if (queue.some(([h, d]) => h._queued && h.isConnected && isLoaded(BENCH.get(h.dataset.bench).group, d.kind))) requestAnimationFrame(step);
       else {
         pumping = false;
         if (!firstPaintMarked && live.size) {

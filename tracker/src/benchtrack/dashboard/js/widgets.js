@@ -1,4 +1,5 @@
-/* Small parts shared by the views: runner swatches and names, the commit picker. */
+/* Small parts shared by the views: runner swatches and names, benchmark names that wrap at "/",
+ * the commit picker. */
 (function (app) {
   'use strict';
 
@@ -28,6 +29,14 @@
     return labels.size === 1 ? runnerName(k) : `${k} (${r.cpus} vCPU)`;
   }
 
+  // A benchmark name as text nodes with a line-break opportunity after each "/" (phones).
+  function nameNodes(name) {
+    const parts = String(name).split('/');
+    return parts.flatMap((part, k) => (k < parts.length - 1 ? [part + '/', el('wbr')] : [part]));
+  }
+
+  function machineText(m) { return m ? m[1] + (m[2] ? ' · ' + m[2] : '') : 'machine not recorded'; }
+
   function commitOptions(select, selected) {
     const C = IDX.commits;
     for (let i = nCommits() - 1; i >= 0; i--) {
@@ -35,5 +44,6 @@
     }
   }
 
-  Object.assign(app, { runnerSwatch, shortRunner, runnerName, runnerSize, commitOptions });
+  Object.assign(app, { runnerSwatch, shortRunner, runnerName, runnerSize, nameNodes, machineText,
+    commitOptions });
 })(window.BenchtrackDashboard = window.BenchtrackDashboard || {});

@@ -20,6 +20,11 @@
     const select = el('select', { id: 'scaling-commit', onchange: (e) => go({ commit: e.target.value }) });
     commitOptions(select, ci);
     const multi = RUNNERS.filter((r) => r.cpus != null).length;
+    if (multi < 2) {
+      main.replaceChildren(el('div', { class: 'bench-head' }, el('h2', { text: 'Scaling: does more vCPU help?' })),
+        el('p', { class: 'notice info', id: 'scaling-empty', text: `Scaling needs results on at least two runner sizes; this history has ${multi === 1 ? 'one (' + RUNNERS.find((r) => r.cpus != null).cpus + ' vCPU)' : 'none with a vCPU count'}. Run the suites on another size (bench-local --cpus 1 --cpus 2, or a CI matrix of runner sizes).` }));
+      return;
+    }
     const intro = el('div', { class: 'bench-head' },
       el('h2', { text: 'Scaling: does more vCPU help?' }),
       el('p', { class: 'unit', text: `Throughput against vCPUs across the ${multi} runner sizes at one commit; the dashed line is ideal linear scaling from the smallest runner. Efficiency = speed-up ÷ vCPU ratio.` }),
@@ -69,7 +74,7 @@
     tbody.replaceChildren();
     for (const p of pts) {
       // speed-up and efficiency are for throughput; a smaller-is-better metric (memory) has neither
-      const sp = base && p.at && bench.dir !== 'smaller' ? p.at.v / base.at.v : null;
+      const sp = base && p.at && have.length > 1 && bench.dir !== 'smaller' ? p.at.v / base.at.v : null;
       const eff = sp != null ? sp / (p.cpus / base.cpus) : null;
       tbody.append(el('tr', { 'data-runner': p.k },
         el('th', { scope: 'row', title: p.k }, runnerSwatch(p.k), ' ', shortRunner(p.k)),
@@ -81,7 +86,8 @@
     const maxc = Math.max(1, ...pts.map((p) => p.cpus));
     const xs = [0].concat(pts.map((p) => p.cpus));
     const meas = [null].concat(pts.map((p) => (p.at ? p.at.v : null)));
-    const ideal = xs.map((c) => (base && bench.dir !== 'smaller' ? (base.at.v * c) / base.cpus : null));
+    // the ideal line needs two sizes measured at this commit: through one point it says nothing
+    const ideal = xs.map((c) => (base && have.length > 1 && bench.dir !== 'smaller' ? (base.at.v * c) / base.cpus : null));
     const uniq = xs.map((x, i) => x + i * 1e-9); // x must increase strictly
     const u = new uPlot({
       width: host.clientWidth || 300, height: host.clientHeight || 160,

@@ -53,6 +53,7 @@
         if (!A) throw new Error('no older history in ' + info.index);
         delete window.BENCHTRACK_ARCHIVE;
         extend(A);
+        info.loaded = true;
         renderHeader();
         render();
         note.textContent = ` ${plural(info.commits, 'older run', 'older runs')}${since} shown`;
