@@ -217,8 +217,10 @@ def test_pull_request_gate_fails_on_a_slowdown_and_the_comment_is_posted(world, 
         assert (engine.artifacts / str(gate_run) / f"gate-{key}" / f"gate-{key}.zip").is_file()
     assert "regressed" in done.log and SLOW in done.log
 
-    # pr-comment.yml on the default branch's commit, as GitHub runs it after pr-gate.
+    # pr-comment.yml on the default branch's commit, as GitHub runs it after pr-gate; the gate
+    # jobs' own conclusions are what the engine ran (its job list, as GitHub's API gives it).
     engine.api.pulls = [pr]
+    engine.api.jobs[gate_run] = [{"name": n, "conclusion": c} for n, c in done.jobs.items()]
     main = git(world["dev"], "rev-parse", "main")
     workflow_run = {
         "id": gate_run,
@@ -244,6 +246,8 @@ def test_pull_request_gate_fails_on_a_slowdown_and_the_comment_is_posted(world, 
     calls = [(r["method"], r["path"]) for r in engine.api.requests]
     repo = f"/repos/{OWNER}/{NAME}"
     assert ("GET", f"{repo}/actions/runs/{gate_run}/artifacts") in calls
+    assert ("GET", f"{repo}/actions/runs/{gate_run}/jobs") in calls
+    assert comment.body.splitlines()[1].startswith("## benchtrack: ❌ this PR")  # the jobs' ❌
     assert calls.count(("POST", f"{repo}/issues/42/comments")) == 1
     assert any(m == "PATCH" and p.startswith(f"{repo}/issues/comments/") for m, p in calls)
     pulls = [r for r in engine.api.requests if r["path"] == f"{repo}/pulls"]

@@ -235,13 +235,15 @@ class _Api(_Quiet):
 
 class GitHubApi(_Server):
     """GitHub's REST API as far as pr-comment.yml uses it, answered from the engine's state:
-    a run's artifacts (act's artifact store: <store>/<run id>/<name>/<name>.zip), the open pull
-    requests given to it, and the comments posted. Every request is kept in `requests`."""
+    a run's artifacts (act's artifact store: <store>/<run id>/<name>/<name>.zip) and jobs (as
+    the engine ran them, `jobs`), the open pull requests given to it, and the comments posted.
+    Every request is kept in `requests`."""
 
     def __init__(self, artifact_store: Path) -> None:
         self.artifact_store = artifact_store
         self.requests: list[dict] = []
         self.pulls: list[dict] = []
+        self.jobs: dict[int, list[dict]] = {}  # run id -> [{name, conclusion}]
         self.comments: dict[int, list[Comment]] = {}
         self._ids = 1000
         super().__init__(_Api)
@@ -272,6 +274,9 @@ class GitHubApi(_Server):
                 for i, z in enumerate(self._zips(m.group(1)))
             ]
             return 200, {"total_count": len(arts), "artifacts": arts}, {}
+        if m := re.fullmatch(r"/actions/runs/(\d+)/jobs", rest):
+            jobs = self.jobs.get(int(m.group(1)), [])
+            return 200, {"total_count": len(jobs), "jobs": jobs}, {}
         if m := re.fullmatch(r"/actions/artifacts/(\d+)/zip", rest):
             run, index = m.group(1)[:-3], int(m.group(1)[-3:])
             zips = self._zips(run)
