@@ -1,0 +1,133 @@
+"""criterion.rs benchmarks (and libtest's `#[bench]`): the bench binaries `cargo bench` builds,
+one process per step.
+
+`build` runs `cargo bench --no-run --message-format=json` (cargo's messages name each bench
+binary; `CARGO_TARGET_DIR` per side, as tracker/GATE.md says why) and lists each binary's
+benchmarks with `--bench --list`. A step runs one benchmark alone, `--bench --exact ID`:
+
+- criterion: with a short measurement of its own (`--warm-up-time`, `--measurement-time`, the
+  least `--sample-size`, 10), its samples read from `sample.json` in a scratch CRITERION_HOME;
+  the step's time per call is the median of its samples' time per iteration. criterion has no
+  fixed iteration count, so a step's length is the measurement's, not n calls: the time reported
+  for `run n` is n times that per-call time.
+- libtest (`#[bench]`): libtest chooses its iterations; its printed median ns/iter times n.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import shutil
+import statistics
+from pathlib import Path
+
+from benchtrack.ingest.libtest import BENCH_RE
+from benchtrack.stepworker import StepFailed, Target, build_log, read_manifest, run, write_manifest
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--cargo-args", default="", help="more `cargo bench` arguments (e.g. '-p mycrate')"
+    )
+    p.add_argument(
+        "--measurement-time",
+        type=float,
+        default=0.05,
+        help="criterion: seconds of measurement per step (default 0.05)",
+    )
+    p.add_argument(
+        "--warm-up-time",
+        type=float,
+        default=0.02,
+        help="criterion: seconds of warm-up per step (default 0.02)",
+    )
+
+
+def _binaries(cargo_args: str) -> list[tuple[str, str]]:
+    """(target name, executable) of every bench target cargo builds, sorted by name."""
+    argv = ["cargo", "bench", "--no-run", "--message-format=json", *shlex.split(cargo_args)]
+    found = set()
+    for line in run(argv).splitlines():
+        if not line.startswith("{"):
+            continue
+        msg = json.loads(line)
+        target = msg.get("target") or {}
+        built = msg.get("reason") == "compiler-artifact" and msg.get("executable")
+        if built and "bench" in target.get("kind", []):
+            found.add((target["name"], msg["executable"]))
+    return sorted(found)
+
+
+def listed(output: str) -> list[str]:
+    """`--list`'s `NAME: benchmark` (criterion) or `NAME: bench` (libtest) lines -> names."""
+    names = []
+    for line in output.splitlines():
+        for suffix in (": benchmark", ": bench"):
+            if line.endswith(suffix):
+                names.append(line[: -len(suffix)])
+                break
+    return names
+
+
+def build(args: argparse.Namespace) -> None:
+    out = Path(args.dir)
+    out.mkdir(parents=True, exist_ok=True)
+    entries = []
+    try:
+        for target, exe in _binaries(args.cargo_args):
+            names = listed(run([exe, "--bench", "--list"]))
+            build_log(f"{target}: {len(names)} benchmarks")
+            entries.append({"target": target, "binary": exe, "names": names})
+    except StepFailed as e:
+        raise SystemExit(f"benchtrack step-worker {args.kind}: {e}") from None
+    if not any(e["names"] for e in entries):
+        raise SystemExit(f"benchtrack step-worker {args.kind}: cargo built no bench binary")
+    write_manifest(out / "manifest.json", {"binaries": entries})
+
+
+def targets(args: argparse.Namespace) -> list[Target]:
+    home = Path(args.dir) / "criterion-home"
+    out = []
+    for e in read_manifest(Path(args.dir) / "manifest.json")["binaries"]:
+        for name in e["names"]:
+            if args.kind == "libtest":
+                step = _libtest_step(e["binary"], name)
+            else:
+                step = _criterion_step(e["binary"], name, home, args)
+            out.append(Target(f"{args.suite}/{name}", step))
+    return out
+
+
+def _criterion_step(binary: str, name: str, home: Path, args: argparse.Namespace):
+    argv = [
+        binary, "--bench", "--exact", name, "--noplot",
+        "--warm-up-time", str(args.warm_up_time), "--measurement-time", str(args.measurement_time),
+        "--sample-size", "10", "--nresamples", "1000",
+    ]  # fmt: skip
+
+    def step(n: int) -> float:
+        shutil.rmtree(home, ignore_errors=True)  # only this step's samples in it
+        run(argv, env={"CRITERION_HOME": str(home)})
+        found = [p for p in home.rglob("sample.json") if p.parent.name == "new"]
+        if len(found) != 1:
+            raise StepFailed(f"criterion wrote {len(found)} samples for {name!r}, expected one")
+        sample = json.loads(found[0].read_text())
+        per_call = statistics.median(
+            t / i for i, t in zip(sample["iters"], sample["times"], strict=True) if i > 0
+        )
+        return per_call * n
+
+    return step
+
+
+def _libtest_step(binary: str, name: str):
+    def step(n: int) -> float:
+        out = run([binary, "--bench", "--exact", name])
+        for line in out.splitlines():
+            m = BENCH_RE.match(line)
+            if m and m["name"] == name:
+                return float(m["value"].replace(",", "")) * n
+        raise StepFailed(f"no `bench:` line for {name!r} in libtest's output")
+
+    return step
