@@ -276,12 +276,15 @@ def test_gotest_count_5_runs_are_samples_and_columns_are_series(tmp_path, capsys
     src = FIXTURES / "gotest/count5.txt"
     doc = ingest(capsys, tmp_path, "gotest", src)
     names = {line.split()[0] for line in src.read_text().splitlines() if line.startswith("Bench")}
-    assert {n for n in names} <= {b.name.removeprefix("gotest/") for b in doc.benchmarks}
+    assert all(n.endswith("-2") for n in names)  # GOMAXPROCS 2: off the names, into params
+    assert {n.removesuffix("-2") for n in names} <= {
+        b.name.removeprefix("gotest/") for b in doc.benchmarks
+    }
     for bench in doc.benchmarks:
         base, _, unit = bench.name.removeprefix("gotest/").partition(" - ")
         unit = unit or "ns/op"
-        assert bench.unit == unit
-        assert list(bench.samples) == _go_runs(src, base, unit) and len(bench.samples) == 5
+        assert bench.unit == unit and bench.params == {"gomaxprocs": 2}
+        assert list(bench.samples) == _go_runs(src, f"{base}-2", unit) and len(bench.samples) == 5
         assert bench.value == pytest.approx(statistics.median(bench.samples))
         assert bench.direction == ("bigger" if unit == "MB/s" else "smaller")
     units = {b.unit for b in doc.benchmarks}
@@ -317,10 +320,31 @@ def test_gotest_failures_and_packages(tmp_path, capsys):
     capsys.readouterr()
     doc = ResultDocument.load(out)
     assert [b.name for b in doc.benchmarks] == [
-        "gotest/example.com/a/BenchmarkX-2",
-        "gotest/example.com/b/BenchmarkX-2",
+        "gotest/example.com/a/BenchmarkX",
+        "gotest/example.com/b/BenchmarkX",
     ]
     assert [e.name for e in doc.errors] == ["gotest/example.com/a/BenchmarkBroken"]
+
+
+@pytest.mark.parametrize(
+    ("suffixes", "kept"),
+    [
+        (["-2", "-2"], ["BenchmarkX", "BenchmarkY"]),  # one GOMAXPROCS: the runner's size, off
+        (["-4", "-4"], ["BenchmarkX", "BenchmarkY"]),  # the same series on a 4-vCPU runner
+        (["", ""], ["BenchmarkX", "BenchmarkY"]),  # GOMAXPROCS 1: no suffix to take off
+        (["-1", "-2"], ["BenchmarkX-1", "BenchmarkY-2"]),  # -cpu 1,2: the suffix tells them apart
+        (["-2", ""], ["BenchmarkX-2", "BenchmarkY"]),  # not one suffix for all: as written
+    ],
+)
+def test_gotest_names_do_not_carry_the_runners_gomaxprocs(tmp_path, capsys, suffixes, kept):
+    src = tmp_path / "out.txt"
+    src.write_text(
+        "".join(
+            f"Benchmark{x}{sfx} 100 12.5 ns/op\n" for x, sfx in zip("XY", suffixes, strict=True)
+        )
+    )
+    doc = ingest(capsys, tmp_path, "gotest", src)
+    assert [b.name.removeprefix("gotest/") for b in doc.benchmarks] == kept
 
 
 # --- Google Benchmark --------------------------------------------------------------------------

@@ -137,7 +137,10 @@ def _pytest_suite(root: Path) -> Suite | None:
     args = " ".join(shlex.quote(a) for a in pytest_args)
     uv_lock = (root / "uv.lock").is_file()
     kind, name = where
-    selector = {"group": f" --group {name}", "extra": f" --extra {name}"}.get(kind, "")
+    # only the group that names pytest-benchmark (a default group may be docs tooling)
+    selector = {"group": f" --no-default-groups --group {name}", "extra": f" --extra {name}"}.get(
+        kind, ""
+    )
     if uv_lock:
         run = f"uv run --frozen{selector} python -m pytest"
         build = f"uv sync --frozen{selector}"
@@ -156,7 +159,7 @@ def _pytest_suite(root: Path) -> Suite | None:
     command = f"mkdir -p target/bench/raw && {run} {args} --benchmark-only --benchmark-json={raw}"
     worker = (
         '$BENCHTRACK step-worker pytest --suite python --python "$GATE_CACHE/venv/bin/python"'
-        f" -- {args}"
+        f" --pytest-args {shlex.quote(args)}"
     )
     count = sum(_pytest_count((root / f).read_text(errors="replace")) for f in files)
     why = (

@@ -27,7 +27,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", required=True, help="the suite's name: benchmarks are SUITE/NAME")
     p.add_argument("--dir", help="where --build keeps binaries and the manifest (per side)")
     p.add_argument("--build", action="store_true", help="compile and list, then exit")
-    p.add_argument("rest", nargs="*", help="after --: pytest's arguments (pytest only)")
     for kind in KINDS:
         module = _module(kind)
         group = p.add_argument_group(kind)
@@ -43,12 +42,12 @@ def run(args: argparse.Namespace) -> int:
     from benchtrack import stepworker
 
     module = _module(args.kind)
+    if not args.build:
+        stepworker.same_layout()
     if args.kind == "pytest":
         if args.build:
             raise BadInput("--build", None, "nothing for pytest: the suite's build makes the venv")
         module.exec_worker(args)  # does not return
-    if args.rest:
-        raise BadInput(args.rest[0], None, f"no arguments after -- for {args.kind}")
     if not args.dir:
         raise BadInput("--dir", None, f"a directory for {args.kind}'s binaries and manifest")
     if args.build:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 from pathlib import Path
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
@@ -20,10 +21,21 @@ PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--python", default="python", help="the interpreter of the side's environment")
+    p.add_argument(
+        "--pytest-args", default="", help="pytest's arguments, one string (the benchmark files)"
+    )
 
 
 def argv(args: argparse.Namespace) -> list[str]:
-    return [args.python, "-m", "pytest", "-p", "benchtrack_step", "-q", *args.rest]
+    return [
+        args.python,
+        "-m",
+        "pytest",
+        "-p",
+        "benchtrack_step",
+        "-q",
+        *shlex.split(args.pytest_args),
+    ]
 
 
 def exec_worker(args: argparse.Namespace) -> None:
@@ -33,6 +45,9 @@ def exec_worker(args: argparse.Namespace) -> None:
         p for p in (str(PLUGIN_DIR), env.get("PYTHONPATH", "")) if p
     )
     env["BENCHTRACK_STEP_SUITE"] = args.suite
+    # One hash seed for both sides (unless the repository fixes its own): with a random one per
+    # process, dict and set layouts, and so their speed, differ between the two sides' processes.
+    env.setdefault("PYTHONHASHSEED", "0")
     for fd in os.environ.get("BENCH_STEP", "").split(","):
         if fd.isdigit():
             os.set_inheritable(int(fd), True)

@@ -90,6 +90,8 @@ def serve(fixture, once, timed):
 
 
 def _call(self, function_to_benchmark, *args, **kwargs):
+    self._mode = "benchmark(...)"  # used: pytest-benchmark warns about an unused fixture
+
     def timed(n, clock):
         t0 = clock()
         for _ in range(n):
@@ -99,8 +101,9 @@ def _call(self, function_to_benchmark, *args, **kwargs):
     return serve(self, lambda: function_to_benchmark(*args, **kwargs), timed)
 
 
-def _pedantic(self, target, args=(), kwargs=None, setup=None, rounds=1, warmup_rounds=0,
-              iterations=1):  # fmt: skip
+def _pedantic(self, target, args=(), kwargs=None, setup=None, teardown=None, rounds=1,
+              warmup_rounds=0, iterations=1):  # fmt: skip
+    self._mode = "benchmark.pedantic(...)"
     kwargs = kwargs or {}
 
     def prepared():
@@ -111,20 +114,25 @@ def _pedantic(self, target, args=(), kwargs=None, setup=None, rounds=1, warmup_r
 
     def once():
         a, k = prepared()
-        return target(*a, **k)
+        result = target(*a, **k)
+        if teardown is not None:
+            teardown(*a, **k)
+        return result
 
     def timed(n, clock):
-        if setup is None:
+        if setup is None and teardown is None:
             t0 = clock()
             for _ in range(n):
                 target(*args, **kwargs)
             return clock() - t0
-        total = 0
+        total = 0  # each call timed alone, its setup and teardown not
         for _ in range(n):
             a, k = prepared()
             t0 = clock()
             target(*a, **k)
             total += clock() - t0
+            if teardown is not None:
+                teardown(*a, **k)
         return total
 
     return serve(self, once, timed)
@@ -163,6 +171,12 @@ def pytest_collection_modifyitems(session, config, items):
         config.hook.pytest_deselected(items=drop)
     # sorted by benchmark name: the gate merges both sides' lists
     items[:] = sorted(keep, key=lambda item: _names[item.nodeid])
+
+
+def pytest_unconfigure(config):
+    if _channel is not None:
+        for f in _channel:
+            f.close()
 
 
 @pytest.hookimpl(hookwrapper=True)
