@@ -300,9 +300,10 @@ def gate_text(suites: list[Suite]) -> str:
             *(
                 f"# {line}"
                 for line in _wrap(
-                    f"pair_seconds: ~{g.benchmarks} benchmarks found by init here, "
-                    f"{total} in all suites: {ROUND_SECONDS:g} s a round shared out "
-                    f"(more benchmarks: lower it, or the first look's rounds outgrow the budget)."
+                    f"pair_seconds: {ROUND_SECONDS:g} s a round shared out over the "
+                    f"benchmarks init counted in the sources ({g.benchmarks} here, {total} in "
+                    "all); with many more, lower it, or the first look's 5 rounds outgrow "
+                    "the budget."
                 )
             ),
             f"[suites.{s.name}]",

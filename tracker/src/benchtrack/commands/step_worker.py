@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 
 NAME = "step-worker"
@@ -27,6 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", required=True, help="the suite's name: benchmarks are SUITE/NAME")
     p.add_argument("--dir", help="where --build keeps binaries and the manifest (per side)")
     p.add_argument("--build", action="store_true", help="compile and list, then exit")
+    flags.add_json(p, "with --build: the manifest (binaries and benchmark names)")
     for kind in KINDS:
         module = _module(kind)
         group = p.add_argument_group(kind)
@@ -51,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.dir:
         raise BadInput("--dir", None, f"a directory for {args.kind}'s binaries and manifest")
     if args.build:
-        module.build(args)
+        manifest = module.build(args)
+        if args.json:
+            flags.print_json(manifest)
         return 0
+    if args.json:
+        raise BadInput("--json", None, "--build beside it (serving steps reports on the pipes)")
     return stepworker.serve(module.targets(args))

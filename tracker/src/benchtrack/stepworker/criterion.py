@@ -70,7 +70,7 @@ def listed(output: str) -> list[str]:
     return names
 
 
-def build(args: argparse.Namespace) -> None:
+def build(args: argparse.Namespace) -> dict:
     out = Path(args.dir)
     out.mkdir(parents=True, exist_ok=True)
     entries = []
@@ -83,7 +83,9 @@ def build(args: argparse.Namespace) -> None:
         raise SystemExit(f"benchtrack step-worker {args.kind}: {e}") from None
     if not any(e["names"] for e in entries):
         raise SystemExit(f"benchtrack step-worker {args.kind}: cargo built no bench binary")
-    write_manifest(out / "manifest.json", {"binaries": entries})
+    manifest = {"binaries": entries}
+    write_manifest(out / "manifest.json", manifest)
+    return manifest
 
 
 def targets(args: argparse.Namespace) -> list[Target]:

@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def build(args: argparse.Namespace) -> None:
+def build(args: argparse.Namespace) -> dict:
     if not args.binary:
         raise SystemExit("benchtrack step-worker googlebenchmark: --binary PATH (at least one)")
     entries = []
@@ -41,7 +41,9 @@ def build(args: argparse.Namespace) -> None:
         names = [line.strip() for line in out.splitlines() if line.strip()]
         build_log(f"{binary}: {len(names)} benchmarks")
         entries.append({"binary": str(path), "names": names})
-    write_manifest(Path(args.dir) / "manifest.json", {"binaries": entries})
+    manifest = {"binaries": entries}
+    write_manifest(Path(args.dir) / "manifest.json", manifest)
+    return manifest
 
 
 def targets(args: argparse.Namespace) -> list[Target]:

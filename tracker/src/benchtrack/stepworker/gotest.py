@@ -64,7 +64,7 @@ def exact(name: str) -> str:
     return "/".join("^" + _META.sub(r"\\\1", level) + "$" for level in name.split("/"))
 
 
-def build(args: argparse.Namespace) -> None:
+def build(args: argparse.Namespace) -> dict:
     bins = Path(args.dir)
     bins.mkdir(parents=True, exist_ok=True)
     entries = []
@@ -80,7 +80,9 @@ def build(args: argparse.Namespace) -> None:
         entries.append({"pkg": pkg, "dir": str(directory), "binary": str(binary), "names": names})
     if not any(e["names"] for e in entries):
         raise SystemExit(f"benchtrack step-worker gotest: no benchmark in {args.packages}")
-    write_manifest(bins / "manifest.json", {"packages": entries})
+    manifest = {"packages": entries}
+    write_manifest(bins / "manifest.json", manifest)
+    return manifest
 
 
 def targets(args: argparse.Namespace) -> list[Target]:
