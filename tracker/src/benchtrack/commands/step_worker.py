@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", required=True, help="the suite's name: benchmarks are SUITE/NAME")
     p.add_argument("--dir", help="where --build keeps binaries and the manifest (per side)")
     p.add_argument("--build", action="store_true", help="compile and list, then exit")
-    flags.add_json(p, "with --build: the manifest (binaries and benchmark names)")
+    flags.add_json(p, "the manifest --build writes (binaries, benchmark names)")
     for kind in KINDS:
         module = _module(kind)
         group = p.add_argument_group(kind)

@@ -16,7 +16,9 @@ benchmarks with `--bench --list`. A step runs one benchmark alone, `--bench --ex
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import os
 import shlex
 import shutil
 import statistics
@@ -89,7 +91,8 @@ def build(args: argparse.Namespace) -> dict:
 
 
 def targets(args: argparse.Namespace) -> list[Target]:
-    home = Path(args.dir) / "criterion-home"
+    home = Path(args.dir) / f"criterion-home-{os.getpid()}"  # one per worker process
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
     out = []
     for e in read_manifest(Path(args.dir) / "manifest.json")["binaries"]:
         for name in e["names"]:

@@ -11,7 +11,9 @@ to fill the min time, as criterion does.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import os
 import re
 from pathlib import Path
 
@@ -50,7 +52,9 @@ def targets(args: argparse.Namespace) -> list[Target]:
     out = []
     for e in read_manifest(Path(args.dir) / "manifest.json")["binaries"]:
         for name in e["names"]:
-            step = _stepper(e["binary"], name, args.min_time, Path(args.dir) / "step.json")
+            scratch = Path(args.dir) / f"step-{os.getpid()}.json"  # one per worker process
+            atexit.register(scratch.unlink, missing_ok=True)
+            step = _stepper(e["binary"], name, args.min_time, scratch)
             out.append(Target(f"{args.suite}/{name}", step))
     return out
 

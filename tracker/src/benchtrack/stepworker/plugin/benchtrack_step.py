@@ -13,17 +13,20 @@ A benchmark's name is `<suite>/<group>/<test name>`, as `benchtrack ingest pytes
 without `extra_info["name"]`: the group from `@pytest.mark.benchmark(group=...)` (a group set
 inside the test body is not known when the tests are ordered, so it is not used), else
 `default`. `extra_info["unit"]` and `["items"]`, when the test sets them before the call, give
-the unit and the items per call.
+the unit and the items per call. Each step starts after `gc.collect()` (untimed), so both
+sides' collector runs at the same points of a step.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import time
 
 import pytest
 
+STEP_SECONDS = 0.01  # the wall time a step with a per-call setup may take (the gate's step)
 _channel = None
 _names: dict[str, str] = {}  # nodeid -> benchmark name
 _current: list[str] = []  # the running test's benchmark name
@@ -80,6 +83,11 @@ def serve(fixture, once, timed):
             break
         if word != "run" or not arg.isdigit():
             raise RuntimeError(f"benchtrack step mode: expected 'run N' or 'next', got {line!r}")
+        # Each step starts from a collected heap: the collector then runs at the same points
+        # of the same step on both sides, instead of where each process's allocation counts
+        # happened to leave it (in steps whose setup allocates, a collection landing in one
+        # side's timed calls and not the other's spread the pairs by tens of %).
+        gc.collect()
         try:
             ns = timed(int(arg), clock)
         except Exception as e:
@@ -112,11 +120,15 @@ def _pedantic(self, target, args=(), kwargs=None, setup=None, teardown=None, rou
         got = setup()
         return got if got is not None else (args, kwargs)
 
+    wall = [0.0]  # one call's wall time with its setup and teardown (the warm-up's)
+
     def once():
+        t0 = time.perf_counter()
         a, k = prepared()
         result = target(*a, **k)
         if teardown is not None:
             teardown(*a, **k)
+        wall[0] = time.perf_counter() - t0
         return result
 
     def timed(n, clock):
@@ -125,15 +137,19 @@ def _pedantic(self, target, args=(), kwargs=None, setup=None, teardown=None, rou
             for _ in range(n):
                 target(*args, **kwargs)
             return clock() - t0
-        total = 0  # each call timed alone, its setup and teardown not
-        for _ in range(n):
+        # Each call timed alone, its setup and teardown not. The gate sizes n by the timed
+        # part only; a setup far slower than the call (a copy of a big input) would make a step
+        # last seconds, so at most a step's worth of wall time is run and the time scaled to n.
+        runs = max(1, min(n, int(STEP_SECONDS / max(wall[0], 1e-9))))
+        total = 0
+        for _ in range(runs):
             a, k = prepared()
             t0 = clock()
             target(*a, **k)
             total += clock() - t0
             if teardown is not None:
                 teardown(*a, **k)
-        return total
+        return total * n // runs
 
     return serve(self, once, timed)
 
