@@ -13,13 +13,13 @@ A benchmark's name is `<suite>/<group>/<test name>`, as `benchtrack ingest pytes
 without `extra_info["name"]`: the group from `@pytest.mark.benchmark(group=...)` (a group set
 inside the test body is not known when the tests are ordered, so it is not used), else
 `default`. `extra_info["unit"]` and `["items"]`, when the test sets them before the call, give
-the unit and the items per call. Each step starts after `gc.collect()` (untimed), so both
-sides' collector runs at the same points of a step.
+the unit and the items per call. (A `gc.collect()` before each step, tried so that both
+sides' collector would run at the same points, spread bidict's rounds more, not less: the
+steps then start with cold caches. docs/adopting.md has the recordings.)
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 import time
@@ -83,11 +83,6 @@ def serve(fixture, once, timed):
             break
         if word != "run" or not arg.isdigit():
             raise RuntimeError(f"benchtrack step mode: expected 'run N' or 'next', got {line!r}")
-        # Each step starts from a collected heap: the collector then runs at the same points
-        # of the same step on both sides, instead of where each process's allocation counts
-        # happened to leave it (in steps whose setup allocates, a collection landing in one
-        # side's timed calls and not the other's spread the pairs by tens of %).
-        gc.collect()
         try:
             ns = timed(int(arg), clock)
         except Exception as e:
