@@ -44,8 +44,6 @@ def run(args: argparse.Namespace) -> int:
     from benchtrack import stepworker
 
     module = _module(args.kind)
-    if not args.build:
-        stepworker.same_layout()
     if args.kind == "pytest":
         if args.build:
             raise BadInput("--build", None, "nothing for pytest: the suite's build makes the venv")

@@ -21,7 +21,6 @@ list the benchmarks into a manifest) and `targets(args)` (the benchmarks to serv
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import re
@@ -47,26 +46,6 @@ class Target:
     step: Callable[[int], float]
     unit: str = "ops/s"
     elements: float = 1.0
-
-
-ADDR_NO_RANDOMIZE = 0x0040000  # <linux/personality.h>
-
-
-def same_layout() -> bool:
-    """Turn address-space randomisation off for this process and what it starts (Linux's
-    personality, inherited across fork and exec), so each side's processes lay out their heap
-    and stack alike from round to round: with it on, a Python benchmark's level moved several %
-    between processes, a whole round at a time (docs/adopting.md). Best effort: where the
-    system refuses it (a container's seccomp), nothing changes. `BENCHTRACK_STEP_ASLR=on`
-    leaves it on (how docs/adopting.md measured the difference)."""
-    if os.environ.get("BENCHTRACK_STEP_ASLR") == "on":
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        current = libc.personality(0xFFFFFFFF)
-        return current != -1 and libc.personality(current | ADDR_NO_RANDOMIZE) != -1
-    except (OSError, AttributeError):
-        return False
 
 
 def selected(names: Iterable[str]) -> list[str]:
