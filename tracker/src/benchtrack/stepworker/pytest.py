@@ -20,7 +20,7 @@ PLUGIN_DIR = Path(__file__).resolve().parent / "plugin"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--python", default="python", help="the interpreter of the side's environment")
+    p.add_argument("--python", default="python3", help="the interpreter of the side's environment")
     p.add_argument(
         "--pytest-args", default="", help="pytest's arguments, one string (the benchmark files)"
     )

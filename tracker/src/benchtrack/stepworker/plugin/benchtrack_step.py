@@ -37,7 +37,7 @@ def _active() -> bool:
 
 
 def step_name(item) -> str:
-    suite = os.environ.get("BENCHTRACK_STEP_SUITE", "python")
+    suite = os.environ["BENCHTRACK_STEP_SUITE"]  # `benchtrack step-worker pytest --suite`
     marker = item.get_closest_marker("benchmark")
     group = (marker.kwargs.get("group") if marker else None) or "default"
     return f"{suite}/{group}/{item.name}"
