@@ -115,10 +115,10 @@ def _criterion(root: Path) -> Lockstep:
     )
     why = (
         "the bench binaries `cargo bench` builds; a step runs one benchmark (--exact) with a "
-        "0.05 s measurement of criterion's own; a target dir per side"
+        "0.02 s measurement of criterion's own; a target dir per side"
     )
     env = (("CARGO_TARGET_DIR", "${GATE_CACHE}/cargo"),)
-    return Lockstep(build, command, max(count, 1), 0.6, env=env, why=why)
+    return Lockstep(build, command, max(count, 1), 0.3, env=env, why=why)
 
 
 def _pytest_suite(root: Path) -> Suite | None:

@@ -5,8 +5,8 @@ one process per step.
 binary; `CARGO_TARGET_DIR` per side, as tracker/GATE.md says why) and lists each binary's
 benchmarks with `--bench --list`. A step runs one benchmark alone, `--bench --exact ID`:
 
-- criterion: with a short measurement of its own (`--warm-up-time`, `--measurement-time`, the
-  least `--sample-size`, 10), its samples read from `sample.json` in a scratch CRITERION_HOME;
+- criterion: with a short measurement of its own (`--warm-up-time` 0.01 s,
+  `--measurement-time` 0.02 s, the least `--sample-size`, 10), its samples read from `sample.json` in a scratch CRITERION_HOME;
   the step's time per call is the median of its samples' time per iteration. criterion has no
   fixed iteration count, so a step's length is the measurement's, not n calls: the time reported
   for `run n` is n times that per-call time.
@@ -35,14 +35,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--measurement-time",
         type=float,
-        default=0.05,
-        help="criterion: seconds of measurement per step (default 0.05)",
+        default=0.02,
+        help="criterion: seconds of measurement per step (default 0.02)",
     )
     p.add_argument(
         "--warm-up-time",
         type=float,
-        default=0.02,
-        help="criterion: seconds of warm-up per step (default 0.02)",
+        default=0.01,
+        help="criterion: seconds of warm-up per step (default 0.01)",
     )
 
 
@@ -100,7 +100,7 @@ def targets(args: argparse.Namespace) -> list[Target]:
                 step = _libtest_step(e["binary"], name)
             else:
                 step = _criterion_step(e["binary"], name, home, args)
-            out.append(Target(f"{args.suite}/{name}", step))
+            out.append(Target(f"{args.suite}/{name}", step, warm_up=False))
     return out
 
 

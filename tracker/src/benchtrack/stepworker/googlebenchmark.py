@@ -55,7 +55,7 @@ def targets(args: argparse.Namespace) -> list[Target]:
             scratch = Path(args.dir) / f"step-{os.getpid()}.json"  # one per worker process
             atexit.register(scratch.unlink, missing_ok=True)
             step = _stepper(e["binary"], name, args.min_time, scratch)
-            out.append(Target(f"{args.suite}/{name}", step))
+            out.append(Target(f"{args.suite}/{name}", step, warm_up=False))
     return out
 
 

@@ -92,7 +92,7 @@ def targets(args: argparse.Namespace) -> list[Target]:
     for e in entries:
         for name in e["names"]:
             full = f"{args.suite}/{e['pkg']}/{name}" if several else f"{args.suite}/{name}"
-            out.append(Target(full, _stepper(e["binary"], e["dir"], name)))
+            out.append(Target(full, _stepper(e["binary"], e["dir"], name), warm_up=False))
     return out
 
 
