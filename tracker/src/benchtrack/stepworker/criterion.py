@@ -6,10 +6,10 @@ binary; `CARGO_TARGET_DIR` per side, as tracker/GATE.md says why) and lists each
 benchmarks with `--bench --list`. A step runs one benchmark alone, `--bench --exact ID`:
 
 - criterion: with a short measurement of its own (`--warm-up-time` 0.01 s,
-  `--measurement-time` 0.02 s, the least `--sample-size`, 10), its samples read from `sample.json` in a scratch CRITERION_HOME;
-  the step's time per call is the median of its samples' time per iteration. criterion has no
-  fixed iteration count, so a step's length is the measurement's, not n calls: the time reported
-  for `run n` is n times that per-call time.
+  `--measurement-time` 0.02 s, the least `--sample-size`, 10), its samples read from
+  `sample.json` in a scratch CRITERION_HOME; the step's time per call is the median of its
+  samples' time per iteration. criterion has no fixed iteration count, so a step's length is
+  the measurement's, not n calls: the time reported for `run n` is n times that per-call time.
 - libtest (`#[bench]`): libtest chooses its iterations; its printed median ns/iter times n.
 """
 
