@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from statistics import median
 
 import pytest
 
@@ -98,12 +99,12 @@ def test_gotest_worker_steps_each_benchmark_by_gos_own_time(tmp_path):
     )
     # a hundred times the work per call: throughput far lower (steps are Go's ns/op, not the
     # process start-up, which would make them alike)
-    assert min(fast.samples["base"]) > 20 * max(slow.samples["base"])
-    # the benchmark that fails in a step is an error of that benchmark, on both sides
-    for side in ("base", "head"):
-        assert [e.name for e in out.errors[side]] == ["go/BenchmarkBroken"]
-        assert "fails past its first call" in out.errors[side][0].message
-    assert out.exit_codes == {"base": 1, "head": 1}
+    assert median(fast.samples["base"]) > 20 * median(slow.samples["base"])
+    # the benchmark that fails in a step is an error of that benchmark (of the side whose step
+    # failed first: the gate moves on to the next benchmark then), and its worker exits 1
+    (error,) = out.errors["base"] + out.errors["head"]
+    assert error.name == "go/BenchmarkBroken" and "fails past its first call" in error.message
+    assert out.exit_codes == {"base": 1, "head": 0} or out.exit_codes == {"base": 0, "head": 1}
 
 
 GBENCH = """\
@@ -137,7 +138,7 @@ def test_googlebenchmark_worker_steps_one_benchmark_per_process(tmp_path):
     out = measure(tmp_path, command, tmp_path)
     check_steps(out, ["cpp/BM_Sum/64", "cpp/BM_Sum/65536"])
     small, big = out.benchmarks
-    assert min(small.samples["base"]) > 50 * max(big.samples["base"])  # 1024 x the elements
+    assert median(small.samples["base"]) > 50 * median(big.samples["base"])  # 1024 x the work
     assert out.errors == {"base": [], "head": []} and out.exit_codes == {"base": 0, "head": 0}
 
 
@@ -146,7 +147,8 @@ LIBTEST = """\
 extern crate test;
 
 pub fn work(n: u64) -> u64 {
-    (0..n).map(|i| i * i).sum()
+    // black_box each term: LLVM would sum the squares in closed form
+    (0..n).fold(0u64, |s, i| s.wrapping_add(std::hint::black_box(i * i)))
 }
 
 #[cfg(test)]
@@ -174,7 +176,7 @@ def test_libtest_worker_steps_bench_functions(tmp_path):
     # libtest's #[bench] needs nightly features: RUSTC_BOOTSTRAP lets a stable toolchain build it
     env = {"RUSTC_BOOTSTRAP": "1", "CARGO_TARGET_DIR": str(tmp_path / "target")}
     argv = [sys.executable, "-m", "benchtrack", "step-worker", "libtest", "--suite", "libtest"]
-    argv += ["--dir", str(cache), "--cargo-args", "--lib", "--build"]
+    argv += ["--dir", str(cache), "--cargo-args=--lib", "--build"]
     done = subprocess.run(argv, cwd=tmp_path, env={**os.environ, **env}, capture_output=True,
                           text=True, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -182,7 +184,7 @@ def test_libtest_worker_steps_bench_functions(tmp_path):
     out = measure(tmp_path, command, tmp_path, **env)
     check_steps(out, ["libtest/benches::large", "libtest/benches::small"])
     large, small = out.benchmarks
-    assert min(small.samples["base"]) > 50 * max(large.samples["base"])
+    assert median(small.samples["base"]) > 50 * median(large.samples["base"])
 
 
 PYTEST_BENCH = """\
@@ -233,7 +235,8 @@ def test_pytest_worker_serves_every_benchmark_in_one_process(tmp_path):
     # <suite>/<group>/<test>, sorted: the group from the marker, else "default"
     check_steps(out, ["py/default/test_with_setup", "py/sums/test_large", "py/sums/test_small"])
     _with_setup, large, small = out.benchmarks
-    assert small.unit == "ops/s" and min(small.samples["base"]) > 100 * max(large.samples["base"])
+    assert small.unit == "ops/s"
+    assert median(small.samples["base"]) > 100 * median(large.samples["base"])
     for side in ("base", "head"):
         (error,) = out.errors[side]
         assert error.name == "py/default/test_broken" and "ZeroDivisionError" in error.message

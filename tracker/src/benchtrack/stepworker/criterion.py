@@ -46,8 +46,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _binaries(cargo_args: str) -> list[tuple[str, str]]:
-    """(target name, executable) of every bench target cargo builds, sorted by name."""
+def _binaries(cargo_args: str, kind: str) -> list[tuple[str, str]]:
+    """(target name, executable) of the test binaries cargo builds, sorted by name: the bench
+    targets for criterion (`harness = false`), every one for libtest, whose `#[bench]`
+    functions may be in the library's or a binary's own test harness too."""
     argv = ["cargo", "bench", "--no-run", "--message-format=json", *shlex.split(cargo_args)]
     found = set()
     for line in run(argv).splitlines():
@@ -56,7 +58,7 @@ def _binaries(cargo_args: str) -> list[tuple[str, str]]:
         msg = json.loads(line)
         target = msg.get("target") or {}
         built = msg.get("reason") == "compiler-artifact" and msg.get("executable")
-        if built and "bench" in target.get("kind", []):
+        if built and (kind == "libtest" or "bench" in target.get("kind", [])):
             found.add((target["name"], msg["executable"]))
     return sorted(found)
 
@@ -77,7 +79,7 @@ def build(args: argparse.Namespace) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     entries = []
     try:
-        for target, exe in _binaries(args.cargo_args):
+        for target, exe in _binaries(args.cargo_args, args.kind):
             names = listed(run([exe, "--bench", "--list"]))
             build_log(f"{target}: {len(names)} benchmarks")
             entries.append({"target": target, "binary": exe, "names": names})
