@@ -84,7 +84,8 @@ def serve(targets: list[Target]) -> int:
     whose warm-up fails is an `error`; the exit code is 1 if any failed, else 0."""
     commands, replies = channel()
     failed = False
-    for t in sorted(targets, key=lambda t: t.name):
+    chosen = set(selected(t.name for t in targets))
+    for t in sorted((t for t in targets if t.name in chosen), key=lambda t: t.name):
         try:
             if t.warm_up:
                 t.step(1)  # the warm-up, and the check that it runs at all

@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import atexit
 import json
+import math
 import os
+import re
 import shlex
 import shutil
 import statistics
@@ -81,8 +83,11 @@ def build(args: argparse.Namespace) -> dict:
     try:
         for target, exe in _binaries(args.cargo_args, args.kind):
             names = listed(run([exe, "--bench", "--list"]))
-            build_log(f"{target}: {len(names)} benchmarks")
-            entries.append({"target": target, "binary": exe, "names": names})
+            entry = {"target": target, "binary": exe, "names": names}
+            if args.kind == "criterion" and names:
+                entry.update(_cli_of(exe))
+            build_log(f"{target}: {len(names)} benchmarks {entry.get('cli', '')}")
+            entries.append(entry)
     except StepFailed as e:
         raise SystemExit(f"benchtrack step-worker {args.kind}: {e}") from None
     if not any(e["names"] for e in entries):
@@ -90,6 +95,31 @@ def build(args: argparse.Namespace) -> dict:
     manifest = {"binaries": entries}
     write_manifest(out / "manifest.json", manifest)
     return manifest
+
+
+def _cli_of(exe: str) -> dict:
+    """What this criterion's command line takes: `--exact` (0.4 on; before it the filter is a
+    regular expression, anchored here) and fractional seconds (0.3 takes whole seconds, so its
+    steps last at least 1 s of measurement: docs/adopting.md has what that costs)."""
+    try:
+        exact = "--exact" in run([exe, "--help"])
+    except StepFailed:
+        exact = False
+    try:
+        run([exe, "--bench", "--warm-up-time", "0.01", "--list"])
+        fractional = True
+    except StepFailed:
+        fractional = False
+    return {"exact": exact, "fractional": fractional}
+
+
+def _filter(name: str, exact: bool) -> list[str]:
+    if exact:
+        return ["--exact", name]
+    return ["^" + _RUST_META.sub(r"\\\1", name) + "$"]
+
+
+_RUST_META = re.compile(r"([\\.+*?()|\[\]{}^$#&~-])")
 
 
 def targets(args: argparse.Namespace) -> list[Target]:
@@ -101,15 +131,18 @@ def targets(args: argparse.Namespace) -> list[Target]:
             if args.kind == "libtest":
                 step = _libtest_step(e["binary"], name)
             else:
-                step = _criterion_step(e["binary"], name, home, args)
+                step = _criterion_step(e, name, home, args)
             out.append(Target(f"{args.suite}/{name}", step, warm_up=False))
     return out
 
 
-def _criterion_step(binary: str, name: str, home: Path, args: argparse.Namespace):
+def _criterion_step(entry: dict, name: str, home: Path, args: argparse.Namespace):
+    warm, measure = args.warm_up_time, args.measurement_time
+    if not entry.get("fractional", True):  # whole seconds only: the least it takes
+        warm, measure = max(1, math.ceil(warm)), max(1, math.ceil(measure))
     argv = [
-        binary, "--bench", "--exact", name, "--noplot",
-        "--warm-up-time", str(args.warm_up_time), "--measurement-time", str(args.measurement_time),
+        entry["binary"], "--bench", *_filter(name, entry.get("exact", True)), "--noplot",
+        "--warm-up-time", str(warm), "--measurement-time", str(measure),
         "--sample-size", "10", "--nresamples", "1000",
     ]  # fmt: skip
 
