@@ -161,6 +161,18 @@ def run(
     return out
 
 
+def run_stdout(argv: list[str]) -> str:
+    """`argv`'s standard output alone (a JSON document, say); a failure is StepFailed."""
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    except OSError as e:
+        raise StepFailed(f"{argv[0]}: {e}") from None
+    if proc.returncode != 0:
+        tail = " | ".join(proc.stderr.strip().splitlines()[-5:])
+        raise StepFailed(f"{Path(argv[0]).name} exited {proc.returncode}: {tail}")
+    return proc.stdout
+
+
 def build_log(message: str) -> None:
     """A line of the build's log (stderr: the gate keeps it in build-<side>-<suite>.log)."""
     print(f"benchtrack step-worker: {message}", file=sys.stderr, flush=True)

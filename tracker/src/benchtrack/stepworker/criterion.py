@@ -27,7 +27,15 @@ import statistics
 from pathlib import Path
 
 from benchtrack.ingest.libtest import BENCH_RE
-from benchtrack.stepworker import StepFailed, Target, build_log, read_manifest, run, write_manifest
+from benchtrack.stepworker import (
+    StepFailed,
+    Target,
+    build_log,
+    read_manifest,
+    run,
+    run_stdout,
+    write_manifest,
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -76,11 +84,36 @@ def listed(output: str) -> list[str]:
     return names
 
 
+def _seed_from_base() -> None:
+    """A head whose target dir does not exist yet (a fresh runner) starts from a copy of the
+    base's, built just before, so only the workspace's own crates compile twice (as
+    scripts/gate-cargo-build.sh does for this repository, tracker/GATE.md). The copy's workspace
+    artifacts are cleaned first: cargo judges them by their sources' mtimes, and this side's
+    checkout, made before the base was built, would look older than the base's binaries."""
+    target = os.environ.get("CARGO_TARGET_DIR")
+    base = os.environ.get("GATE_BASE_CACHE")
+    if not target or not base or os.environ.get("GATE_SIDE", "base") == "base":
+        return
+    seed = Path(base) / Path(target).name
+    if Path(target).exists() or not seed.is_dir():
+        return
+    build_log(f"{target} starts as a copy of {seed}")
+    seeding = Path(f"{target}.seeding")
+    shutil.rmtree(seeding, ignore_errors=True)
+    run(["cp", "-a", "--reflink=auto", str(seed), str(seeding)])
+    meta = json.loads(run_stdout(["cargo", "metadata", "--no-deps", "--format-version", "1"]))
+    clean = [a for pkg in meta.get("packages", []) for a in ("-p", pkg["name"])]
+    if clean:
+        run(["cargo", "clean", "--release", *clean], env={"CARGO_TARGET_DIR": str(seeding)})
+    seeding.rename(target)  # only a whole, cleaned copy takes the target dir's name
+
+
 def build(args: argparse.Namespace) -> dict:
     out = Path(args.dir)
     out.mkdir(parents=True, exist_ok=True)
     entries = []
     try:
+        _seed_from_base()
         for target, exe in _binaries(args.cargo_args, args.kind):
             names = listed(run([exe, "--bench", "--list"]))
             entry = {"target": target, "binary": exe, "names": names}
