@@ -134,7 +134,7 @@ def _pytest_suite(root: Path) -> Suite | None:
     # them over processes (`-n auto`): both are cleared for the benchmarks, the rest of its
     # configuration (rootdir, conftest, markers) stays.
     pytest_args = (["-o", "addopts="] if _has_addopts(root, data) else []) + files
-    args = " ".join(shlex.quote(a) for a in pytest_args)
+    args = shlex.join(pytest_args)
     uv_lock = (root / "uv.lock").is_file()
     kind, name = where
     # only the group that names pytest-benchmark (a default group may be docs tooling)
@@ -159,7 +159,7 @@ def _pytest_suite(root: Path) -> Suite | None:
     command = f"mkdir -p target/bench/raw && {run} {args} --benchmark-only --benchmark-json={raw}"
     worker = (
         '$BENCHTRACK step-worker pytest --suite python --python "$GATE_CACHE/venv/bin/python"'
-        f" --pytest-args {shlex.quote(args)}"
+        f" --pytest-args {shlex.join([args])}"
     )
     count = sum(_pytest_count((root / f).read_text(errors="replace")) for f in files)
     why = (
