@@ -80,6 +80,9 @@ fi
 if want rust && ! command -v valgrind >/dev/null 2>&1; then
   APT_PACKAGES+=(valgrind); APT_WHY+=("valgrind (instruction counts of the Rust suite: the gate's quiet series)")
 fi
+if want rust && { [ ! -f /usr/include/benchmark/benchmark.h ] || ! command -v g++ >/dev/null 2>&1; }; then
+  APT_PACKAGES+=(libbenchmark-dev g++); APT_WHY+=("libbenchmark-dev and g++ (the Google Benchmark step worker's test)")
+fi
 if want browser && [ ! -x /usr/bin/chromium ]; then
   APT_PACKAGES+=(chromium); APT_WHY+=("chromium (the dashboard's browser tests)")
 fi

@@ -430,6 +430,23 @@ def _init(tmp: Path) -> Run:
     return Run(repo, ["init", "--action", "octo/benchtrack@v1"], check)
 
 
+def _step_worker(tmp: Path) -> Run:
+    # the gate's build of a Go suite: `go test -c`, the benchmarks listed (sub-benchmarks too)
+    go_test = (FIXTURES / "gotest" / "fib_test.go.txt").read_text()
+    go_mod = "module example.com/fib\n\ngo 1.21\n"
+    repo = scratch_repo(tmp / "adopter", {"fib_test.go": go_test, "go.mod": go_mod})
+    out = tmp / "cache"
+
+    def check(d):
+        (pkg,) = d["packages"]
+        assert pkg["pkg"] == "example.com/fib" and Path(pkg["binary"]).is_file()
+        assert pkg["names"] and all(n.startswith("Benchmark") for n in pkg["names"])
+        assert json.loads((out / "manifest.json").read_text()) == d
+
+    argv = ["step-worker", "gotest", "--suite", "go", "--dir", str(out), "--build"]
+    return Run(repo, argv, check)
+
+
 def _publish_plan(tmp: Path) -> Run:
     keys = '["ubuntu-latest-2cpu", "ubuntu-latest-4cpu"]'  # the 4-CPU bench job left nothing
 
@@ -468,6 +485,7 @@ CASES: dict[str, Callable[[Path], Run]] = {
     "record-aa": _record_aa,
     "gate-comment": _gate_comment,
     "init": _init,
+    "step-worker": _step_worker,
     "publish-plan": _publish_plan,
     "publish-site": _publish_site,
 }

@@ -247,3 +247,48 @@ def test_many_pairs_bootstrapped_together_equal_each_alone():
     alone = [stats.compare_samples(b, h, bigger_is_better=g, threshold=0.03) for b, h, g in pairs]
     assert together == alone
     assert {c.verdict for c in together} >= {stats.UNCHANGED, stats.REGRESSED, stats.IMPROVED}
+
+
+def test_split_medians_draw_the_exact_bootstrap_distribution_of_the_median():
+    """From stats.SPLIT_FROM samples on, resample medians are drawn without building resamples:
+    for a small sample the distribution is enumerable (n^n equally likely resamples), and the
+    drawn frequencies must match it (odd and even n, ties included)."""
+    import itertools
+    from collections import Counter
+
+    for x in ([1.0, 2.0, 2.0, 5.0], [3.0, 1.0, 4.0, 1.5, 9.0]):
+        n = len(x)
+        exact = Counter(
+            float(np.median([x[i] for i in idx])) for idx in itertools.product(range(n), repeat=n)
+        )
+        draws = 200_000
+        got = Counter(stats._split_medians(np.asarray(x), stats._rng(), draws).tolist())
+        assert set(got) <= set(exact)
+        for value, ways in exact.items():
+            p = ways / n**n
+            sd = (p * (1 - p) / draws) ** 0.5
+            assert abs(got[value] / draws - p) < 5 * sd + 1e-9, (x, value)
+
+
+def test_a_hundred_thousand_samples_bootstrap_in_bounded_time_and_memory():
+    """pytest-benchmark records ~100k rounds of a fast function: the interval comes from the
+    split draws (no 10,000 x 100,000 matrix), with the plain way's percentiles."""
+    import time
+    import tracemalloc
+
+    rng = np.random.default_rng(5)
+    x = rng.lognormal(0, 0.2, 100_000)
+    tracemalloc.start()
+    t0 = time.monotonic()
+    med, (lo, hi) = stats.median_ci(x)
+    seconds = time.monotonic() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert seconds < 5 and peak < 50e6, (seconds, peak)
+    assert lo < med < hi and (hi - lo) / med < 0.01
+    # the plain way on a sample just above SPLIT_FROM: the same interval within resampling error
+    y = x[: stats.SPLIT_FROM + 1]
+    plain = np.quantile(stats._bootstrap_medians(y, stats._rng(), 10_000), [0.025, 0.975])
+    split = stats.median_ci(y)[1]
+    width = plain[1] - plain[0]
+    assert abs(split[0] - plain[0]) < 0.1 * width and abs(split[1] - plain[1]) < 0.1 * width

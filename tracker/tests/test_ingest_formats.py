@@ -276,12 +276,15 @@ def test_gotest_count_5_runs_are_samples_and_columns_are_series(tmp_path, capsys
     src = FIXTURES / "gotest/count5.txt"
     doc = ingest(capsys, tmp_path, "gotest", src)
     names = {line.split()[0] for line in src.read_text().splitlines() if line.startswith("Bench")}
-    assert {n for n in names} <= {b.name.removeprefix("gotest/") for b in doc.benchmarks}
+    assert all(n.endswith("-2") for n in names)  # GOMAXPROCS 2: off the names, into params
+    assert {n.removesuffix("-2") for n in names} <= {
+        b.name.removeprefix("gotest/") for b in doc.benchmarks
+    }
     for bench in doc.benchmarks:
         base, _, unit = bench.name.removeprefix("gotest/").partition(" - ")
         unit = unit or "ns/op"
-        assert bench.unit == unit
-        assert list(bench.samples) == _go_runs(src, base, unit) and len(bench.samples) == 5
+        assert bench.unit == unit and bench.params == {"gomaxprocs": 2}
+        assert list(bench.samples) == _go_runs(src, f"{base}-2", unit) and len(bench.samples) == 5
         assert bench.value == pytest.approx(statistics.median(bench.samples))
         assert bench.direction == ("bigger" if unit == "MB/s" else "smaller")
     units = {b.unit for b in doc.benchmarks}
@@ -317,10 +320,31 @@ def test_gotest_failures_and_packages(tmp_path, capsys):
     capsys.readouterr()
     doc = ResultDocument.load(out)
     assert [b.name for b in doc.benchmarks] == [
-        "gotest/example.com/a/BenchmarkX-2",
-        "gotest/example.com/b/BenchmarkX-2",
+        "gotest/example.com/a/BenchmarkX",
+        "gotest/example.com/b/BenchmarkX",
     ]
     assert [e.name for e in doc.errors] == ["gotest/example.com/a/BenchmarkBroken"]
+
+
+@pytest.mark.parametrize(
+    ("suffixes", "kept"),
+    [
+        (["-2", "-2"], ["BenchmarkX", "BenchmarkY"]),  # one GOMAXPROCS: the runner's size, off
+        (["-4", "-4"], ["BenchmarkX", "BenchmarkY"]),  # the same series on a 4-vCPU runner
+        (["", ""], ["BenchmarkX", "BenchmarkY"]),  # GOMAXPROCS 1: no suffix to take off
+        (["-1", "-2"], ["BenchmarkX-1", "BenchmarkY-2"]),  # -cpu 1,2: the suffix tells them apart
+        (["-2", ""], ["BenchmarkX-2", "BenchmarkY"]),  # not one suffix for all: as written
+    ],
+)
+def test_gotest_names_do_not_carry_the_runners_gomaxprocs(tmp_path, capsys, suffixes, kept):
+    src = tmp_path / "out.txt"
+    src.write_text(
+        "".join(
+            f"Benchmark{x}{sfx} 100 12.5 ns/op\n" for x, sfx in zip("XY", suffixes, strict=True)
+        )
+    )
+    doc = ingest(capsys, tmp_path, "gotest", src)
+    assert [b.name.removeprefix("gotest/") for b in doc.benchmarks] == kept
 
 
 # --- Google Benchmark --------------------------------------------------------------------------
@@ -407,3 +431,42 @@ BAD_INPUT = [
 )
 def test_bad_input(tmp_path, capsys, harness, content, where, expected):
     assert_bad(capsys, tmp_path, harness, content, where, expected)
+
+
+def test_a_pytest_benchmark_file_of_100k_rounds_a_benchmark_ingests_under_500_mb(tmp_path):
+    """pytest-benchmark records ~100,000 rounds of a fast function; the median's bootstrap over
+    them once asked numpy for a 10,000 x 100,000 int64 array (7.45 GiB). Peak RSS of the whole
+    `benchtrack ingest` process, 15 such benchmarks (docs/adopting.md has the figures)."""
+    import random
+    import subprocess
+    import sys
+
+    rng = random.Random(1)
+    benches = [
+        {
+            "name": f"test_fast_{i:02d}",
+            "group": None,
+            "extra_info": {},
+            "stats": {"data": [rng.lognormvariate(-13, 0.1) for _ in range(100_000)]},
+        }
+        for i in range(15)
+    ]
+    raw = tmp_path / "pytest.json"
+    raw.write_text(json.dumps({"benchmarks": benches}))
+    out = tmp_path / "result.json"
+    argv = [sys.executable, "-m", "benchtrack", "ingest", "pytest", str(raw), "--out", str(out)]
+    # a fresh parent, so that its children's peak RSS is this ingest's alone
+    probe = (
+        "import resource, subprocess, sys; "
+        "code = subprocess.run(sys.argv[1:], capture_output=True).returncode; "
+        "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *argv], capture_output=True, text=True, timeout=300
+    )
+    code, peak_kb = map(int, done.stdout.split())
+    assert code == 0, done.stderr
+    assert peak_kb < 500 * 1024, f"peak RSS {peak_kb} KB"
+    doc = ResultDocument.load(out)
+    assert len(doc.benchmarks) == 15 and all(len(b.samples) == 100_000 for b in doc.benchmarks)
+    assert all(b.ci[0] < b.value < b.ci[1] for b in doc.benchmarks)

@@ -10,6 +10,8 @@ tracker/tests/test_adopt.py holds the two together and runs the workflow.
 from __future__ import annotations
 
 import re
+import shlex
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,11 +31,25 @@ _SKIP_DIRS = {".git", "target", "vendor", "node_modules", ".venv"}
 
 
 @dataclass(frozen=True)
+class Lockstep:
+    """How the gate measures a detected suite: benchtrack's step worker for its harness
+    (`benchtrack step-worker`, benchtrack.stepworker), base and head in lockstep."""
+
+    build: str  # once per side: the side's environment, binaries, the benchmark list
+    command: str  # the step worker
+    benchmarks: int  # how many init found (an estimate from the sources), sets pair_seconds
+    per_benchmark: float  # seconds a benchmark costs a round besides its pairs (warm-ups)
+    env: tuple[tuple[str, str], ...] = ()
+    why: str = ""  # a comment on the table: what the worker does, and any choice made
+
+
+@dataclass(frozen=True)
 class Suite:
     name: str
     adapter: str
     command: str  # run with bash -c at the repository root
     raw: str  # what `command` writes, read by `adapter`
+    gate: Lockstep | None = None  # None: the gate runs `command` whole each round
 
 
 def declared(name: str, adapter: str, command: str, raw: str) -> Suite:
@@ -53,27 +69,121 @@ def detect(root: Path) -> list[Suite]:
     found: list[Suite] = []
     if "criterion" in read_toml(root / "Cargo.toml").get("dev-dependencies", {}):
         # criterion keeps its samples in its home, target/criterion, which the adapter reads
-        found.append(Suite("rust", "criterion", "cargo bench", "target/criterion"))
-    if any(_names_pytest_benchmark(dep) for dep in _python_dependencies(root / "pyproject.toml")):
-        raw = "target/bench/raw/python.json"
-        command = f"mkdir -p target/bench/raw && pytest --benchmark-only --benchmark-json={raw}"
-        found.append(Suite("python", "pytest", command, raw))
-    if any(_GO_BENCH.search(p.read_text(errors="replace")) for p in _go_tests(root)):
+        found.append(
+            Suite("rust", "criterion", "cargo bench", "target/criterion", _criterion(root))
+        )
+    python = _pytest_suite(root)
+    if python is not None:
+        found.append(python)
+    go_tests = [p.read_text(errors="replace") for p in _go_tests(root)]
+    if any(_GO_BENCH.search(text) for text in go_tests):
         raw = "target/bench/raw/go.txt"
         # 5 runs a benchmark: the adapter's samples (fewer than 5 would be refused as too few)
         command = f"mkdir -p target/bench/raw && go test -run '^$' -bench . -count 5 ./... > {raw}"
-        found.append(Suite("go", "gotest", command, raw))
+        count = sum(len(_GO_BENCH.findall(t)) + len(_GO_SUB.findall(t)) for t in go_tests)
+        found.append(Suite("go", "gotest", command, raw, _gotest(count)))
     return found
 
 
-def _python_dependencies(path: Path) -> list[str]:
-    data = read_toml(path)
-    project = data.get("project", {})
-    deps = list(project.get("dependencies", []))
-    for group in (project.get("optional-dependencies", {}), data.get("dependency-groups", {})):
-        for items in group.values():
-            deps += [d for d in items if isinstance(d, str)]
-    return deps
+_GO_SUB = re.compile(r"\bb\.Run\(")
+_RUST_BENCH = re.compile(r"\.bench_(?:function|with_input)\(")
+_PY_BENCH = re.compile(r"^\s*def test\w*\([^)]*\bbenchmark\b", re.MULTILINE)
+_PY_PARAMS = re.compile(r"@pytest\.mark\.parametrize\(")
+
+
+def _worker(kind: str, suite: str, extra: str = "") -> tuple[str, str]:
+    """The step worker's `build` and `command` for a compiled harness: binaries and their list
+    in the side's cache (${GATE_CACHE}: per side, kept across gate runs)."""
+    base = f'$BENCHTRACK step-worker {kind} --suite {suite} --dir "$GATE_CACHE/{kind}"{extra}'
+    return f"{base} --build", base
+
+
+def _gotest(count: int) -> Lockstep:
+    build, command = _worker("gotest", "go")
+    why = (
+        "`go test -c` per package; a step runs one benchmark with -test.benchtime Nx, "
+        "-test.cpu 1 (names without the -GOMAXPROCS suffix, as ingest stores them)"
+    )
+    return Lockstep(build, command, max(count, 1), 0.1, why=why)
+
+
+def _criterion(root: Path) -> Lockstep:
+    build, command = _worker("criterion", "rust")
+    count = sum(
+        len(_RUST_BENCH.findall(p.read_text(errors="replace")))
+        for p in sorted((root / "benches").rglob("*.rs"))
+    )
+    why = (
+        "the bench binaries `cargo bench` builds; a step runs one benchmark (--exact) with a "
+        "0.02 s measurement of criterion's own; a target dir per side"
+    )
+    env = (("CARGO_TARGET_DIR", "${GATE_CACHE}/cargo"),)
+    return Lockstep(build, command, max(count, 1), 0.3, env=env, why=why)
+
+
+def _pytest_suite(root: Path) -> Suite | None:
+    """pytest-benchmark, named in pyproject.toml's dependencies, extras or dependency groups:
+    run in the repository's environment for the history, in a venv per side for the gate."""
+    data = read_toml(root / "pyproject.toml")
+    where = _pytest_benchmark_source(data)
+    if where is None:
+        return None
+    files = _benchmark_files(root)
+    raw = "target/bench/raw/python.json"
+    # The repository's pytest options may turn the benchmarks off (`-p no:benchmark`) or spread
+    # them over processes (`-n auto`): both are cleared for the benchmarks, the rest of its
+    # configuration (rootdir, conftest, markers) stays.
+    pytest_args = (["-o", "addopts="] if _has_addopts(root, data) else []) + files
+    args = shlex.join(pytest_args)
+    uv_lock = (root / "uv.lock").is_file()
+    kind, name = where
+    # only the group that names pytest-benchmark (a default group may be docs tooling)
+    selector = {"group": f" --no-default-groups --group {name}", "extra": f" --extra {name}"}.get(
+        kind, ""
+    )
+    if uv_lock:
+        run = f"uv run --frozen{selector} python -m pytest"
+        build = f"uv sync --frozen{selector}"
+        env = (("UV_PROJECT_ENVIRONMENT", "${GATE_CACHE}/venv"),)
+        how = "uv sync from the side's uv.lock"
+    else:
+        run = "python -m pytest"
+        spec = f"-e '.[{name}]'" if kind == "extra" else "-e ."
+        group = f" --group {name}" if kind == "group" else ""
+        build = (
+            'uv venv --allow-existing --quiet "$GATE_CACHE/venv" && uv pip install --quiet '
+            f'--python "$GATE_CACHE/venv/bin/python" {spec}{group} pytest-benchmark'
+        )
+        env = ()
+        how = "uv venv and an editable install of the side's checkout"
+    command = f"mkdir -p target/bench/raw && {run} {args} --benchmark-only --benchmark-json={raw}"
+    worker = (
+        '$BENCHTRACK step-worker pytest --suite python --python "$GATE_CACHE/venv/bin/python"'
+        f" --pytest-args {shlex.join([args])}"
+    )
+    count = sum(_pytest_count((root / f).read_text(errors="replace")) for f in files)
+    why = (
+        f"a venv per side ({how}: an editable install then imports that side's code, never "
+        "this checkout's); one pytest process a side serves each benchmark's steps "
+        "(benchtrack's plugin)"
+    )
+    gate = Lockstep(build, worker, max(count, 1), 0.05, env=env, why=why)
+    return Suite("python", "pytest", command, raw, gate)
+
+
+def _pytest_count(text: str) -> int:
+    """About how many benchmarks `text` holds: each test taking `benchmark`, times 3 for each
+    `parametrize` decorator right above it (a guess at its values: they may be names)."""
+    count = 0
+    for m in _PY_BENCH.finditer(text):
+        above = text[: m.start()].rstrip("\n").split("\n")
+        decorators = []
+        for line in reversed(above):
+            if not line.strip() or not (line.startswith(("@", " ", ")", "]"))):
+                break
+            decorators.append(line)
+        count += 3 ** sum(len(_PY_PARAMS.findall(d)) for d in decorators)
+    return count
 
 
 def _names_pytest_benchmark(requirement: str) -> bool:
@@ -87,13 +197,136 @@ def _go_tests(root: Path):
             yield path
 
 
+def _pytest_benchmark_source(data: dict) -> tuple[str, str] | None:
+    """Where pyproject.toml names pytest-benchmark: ("dependencies", ""), ("extra", NAME) or
+    ("group", NAME); None if nowhere."""
+    project = data.get("project", {})
+    if any(_names_pytest_benchmark(d) for d in project.get("dependencies", [])):
+        return "dependencies", ""
+    for kind, groups in (
+        ("extra", project.get("optional-dependencies", {})),
+        ("group", data.get("dependency-groups", {})),
+    ):
+        for name, items in groups.items():
+            if any(_names_pytest_benchmark(d) for d in items if isinstance(d, str)):
+                return kind, name
+    return None
+
+
+def _benchmark_files(root: Path) -> list[str]:
+    """The Python files with a test taking pytest-benchmark's `benchmark` fixture (relative,
+    sorted): given to pytest by path, so a file outside its `python_files` pattern is run too."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if _SKIP_DIRS.intersection(rel.parts) or any(p.startswith(".") for p in rel.parts):
+            continue
+        if _PY_BENCH.search(path.read_text(errors="replace")):
+            found.append(rel.as_posix())
+    return found
+
+
+def _has_addopts(root: Path, pyproject: dict) -> bool:
+    """Whether the repository's pytest configuration sets `addopts` (pyproject.toml's
+    [tool.pytest] or [tool.pytest.ini_options], pytest.ini, tox.ini, setup.cfg)."""
+    tool = pyproject.get("tool", {}).get("pytest", {})
+    if "addopts" in tool or "addopts" in tool.get("ini_options", {}):
+        return True
+    for name in ("pytest.ini", "tox.ini", "setup.cfg"):
+        path = root / name
+        if path.is_file() and re.search(r"^\s*addopts\s*=", path.read_text(errors="replace"), re.M):
+            return True
+    return False
+
+
 def _quoted(text: str) -> str:
     """A TOML basic string."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# What init's gate spends: a round of every suite in about this many seconds, so that a PR that
+# changes nothing, which stops at the first look (5 rounds), ends within ~10 minutes with the
+# builds of both sides on a 2-vCPU runner (docs/adopting.md has the measured times).
+ROUND_SECONDS = 60.0
+LOOKS = (5, 9)
+ROUNDS = 12
+MINUTES = 15
+PAIR_SECONDS = (0.25, 1.0)  # a benchmark's pairs in a round end after this long, within these
+
+
+def pair_seconds(suite: Suite, total: int) -> float:
+    """Seconds of pairs per benchmark and round: the round's time shared out over `total`
+    benchmarks (all suites'), less what each costs besides its pairs (warm-ups, first steps)."""
+    assert suite.gate is not None
+    share = ROUND_SECONDS / max(total, 1) - suite.gate.per_benchmark
+    return round(min(max(share, PAIR_SECONDS[0]), PAIR_SECONDS[1]), 2)
+
+
+def gate_text(suites: list[Suite]) -> str:
+    """benchtrack.toml's gate: `[gate]` and a `[suites.<name>]` lockstep table per suite with a
+    step worker (the one place that writes them). A suite without one (declared with --suite)
+    is measured whole, once per side per round, and the comment says so."""
+    stepped = [s for s in suites if s.gate is not None]
+    total = sum(s.gate.benchmarks for s in stepped if s.gate is not None)
+    names = ", ".join(_quoted(s.name) for s in suites)
+    lines = [
+        "",
+        "# The gate (benchtrack gate, tracker/GATE.md): on a pull request, base and head are built",
+        "# in worktrees of their own and measured in rounds. threshold: the smallest loss that",
+        "# fails a PR (a fraction); alpha: the false-fail probability per PR; looks: the gate",
+        "# stops at 5 or 9 rounds (12 at most) once nothing can still fail the PR; minutes: a",
+        "# budget, builds included: no look is started that would end after it.",
+        "[gate]",
+        "threshold = 0.05",
+        "alpha = 0.01",
+        f"rounds = {ROUNDS}",
+        f"looks = [{', '.join(map(str, LOOKS))}]",
+        f"minutes = {MINUTES}",
+        f"suites = [{names}]",
+    ]
+    for s in suites:
+        if s.gate is None:
+            lines += [
+                "",
+                f"# {s.name}: no step worker for its adapter: the gate runs its command whole,",
+                "# once per side per round (slower, and blind to what changes between the runs).",
+            ]
+            continue
+        g = s.gate
+        seconds = pair_seconds(s, total)
+        lines += [
+            "",
+            *(f"# {line}" for line in _wrap(f"{s.name}: {g.why}.")),
+            *(
+                f"# {line}"
+                for line in _wrap(
+                    f"pair_seconds: {ROUND_SECONDS:g} s a round shared out over the "
+                    f"benchmarks init counted in the sources ({g.benchmarks} here, {total} in "
+                    "all); with many more, lower it, or the first look's 5 rounds outgrow "
+                    "the budget."
+                )
+            ),
+            f"[suites.{s.name}]",
+            'adapter = "lockstep"',
+            f"build = {_quoted(g.build)}",
+            f"command = {_quoted(g.command)}",
+            "pairs = 100",
+            f"pair_seconds = {seconds:g}",
+            "timeout = 900",
+        ]
+        if g.env:
+            lines += [f"[suites.{s.name}.env]"]
+            lines += [f"{k} = {_quoted(v)}" for k, v in g.env]
+    return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str) -> list[str]:
+    return textwrap.wrap(text, 96, break_on_hyphens=False)
+
+
 def config_text(suites: list[Suite]) -> str:
-    """benchtrack.toml: one `[bench.suites.<name>]` table per suite (benchtrack.suites)."""
+    """benchtrack.toml: one `[bench.suites.<name>]` table per suite (benchtrack.suites), then
+    the gate's tables (gate_text)."""
     lines = [
         "# benchtrack: the suites to measure (docs/adopting.md). Each runs `command` with bash at",
         "# the repository root; the `adapter` reads what it wrote at `raw` (benchtrack ingest).",
@@ -106,7 +339,7 @@ def config_text(suites: list[Suite]) -> str:
             f"adapter = {_quoted(s.adapter)}",
             f"raw = {_quoted(s.raw)}",
         ]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + gate_text(suites)
 
 
 def workflow_text(action: str) -> str:

@@ -43,6 +43,10 @@ def _bootstrap_medians(x: np.ndarray, rng: np.random.Generator, resamples: int) 
 
 
 COUNTED_UP_TO = 256  # samples per side: larger sizes resample the plain way (same numbers)
+# From this many samples on, the plain way's (resamples, n) matrices would take hundreds of MB
+# (pytest-benchmark records ~100k rounds of a fast function: 10,000 x 100,000 int64 is 8 GB),
+# so each resample's median is drawn without building the resample (`_split_medians`).
+SPLIT_FROM = 512
 
 
 @functools.lru_cache(maxsize=16)
@@ -69,13 +73,54 @@ def _count_dtype(n: int) -> type:
     return np.int8 if n < 2**7 else np.int16 if n < 2**15 else np.int32
 
 
+def _split_medians(x: np.ndarray, rng: np.random.Generator, resamples: int) -> np.ndarray:
+    """Bootstrap medians of `x` (finite) with the plain way's distribution, in O(resamples ·
+    log n) time and O(resamples + n) memory, whatever n is.
+
+    A resample is n draws with replacement; its median is the mean of its order statistics
+    (n - 1) // 2 and n // 2 (one for odd n). How many of its draws fall in a range of the sorted
+    sample is binomial, and given that count the draws inside the range are again n-choose
+    draws from it, independent of those outside. So each order statistic's position is found
+    by halving the range log2(n) times, drawing the left half's count at each step; the two
+    statistics share their draws while they are in the same range, as one resample's must.
+    """
+    s = np.sort(x)
+    n = len(s)
+    ranks = ((n - 1) // 2, n // 2)
+    start = [np.zeros(resamples, dtype=np.int64) for _ in ranks]
+    size = [np.full(resamples, n, dtype=np.int64) for _ in ranks]
+    draws = [np.full(resamples, n, dtype=np.int64) for _ in ranks]
+    rank = [np.full(resamples, r, dtype=np.int64) for r in ranks]
+    while (size[0] > 1).any() or (size[1] > 1).any():
+        same = (start[0] == start[1]) & (size[0] == size[1])
+        left = []
+        for i in range(2):
+            half = size[i] // 2
+            drawn = rng.binomial(draws[i], half / size[i])
+            left.append(np.where(same, left[0], drawn) if i else drawn)
+        for i in range(2):
+            half = size[i] // 2
+            go_left = rank[i] < left[i]
+            start[i] = np.where(go_left, start[i], start[i] + half)
+            draws[i] = np.where(go_left, left[i], draws[i] - left[i])
+            rank[i] = np.where(go_left, rank[i], rank[i] - left[i])
+            size[i] = np.where(go_left, half, size[i] - half)
+    return (s[start[0]] + s[start[1]]) / 2
+
+
 def _resampled_medians(samples: tuple[np.ndarray, ...], resamples: int) -> list[np.ndarray]:
     """`_bootstrap_medians` of each of `samples` drawn in turn from one fresh `_rng()`: the same
-    numbers, without building and partitioning a (resamples, n) matrix of values per benchmark.
+    numbers, without building and partitioning a (resamples, n) matrix of values per benchmark
+    (from SPLIT_FROM samples on, the same distribution by `_split_medians`).
     """
     if not all(_countable(x) for x in samples):
         rng = _rng()  # NaN follows median's own rules; big sizes would cache big matrices
-        return [_bootstrap_medians(x, rng, resamples) for x in samples]
+        return [
+            _split_medians(x, rng, resamples)
+            if len(x) >= SPLIT_FROM and np.isfinite(x).all()
+            else _bootstrap_medians(x, rng, resamples)
+            for x in samples
+        ]
     counts = _draw_counts(tuple(map(len, samples)), resamples)
     return [_medians_of(x[None, :], c)[0] for x, c in zip(samples, counts, strict=True)]
 

@@ -31,6 +31,7 @@ COMMANDS: list[str] = [
     "gate_selftest",
     "evaluate",
     "record",
+    "step_worker",
     "gate_comment",
     "publish_plan",
     "publish_site",

@@ -1,0 +1,178 @@
+"""Step workers for the harnesses other repositories use (`benchtrack step-worker KIND`).
+
+The gate's lockstep runner (gate/lockstep.py) starts one worker per side and asks it for short
+steps of one benchmark at a time. This repository's harnesses have a step mode of their own; an
+adopter's do not, so benchtrack serves their steps by driving each harness's own runner for one
+benchmark with an exact filter and a fixed (or short) measurement, and reports the time the
+harness itself measured for the step, never the process's start-up:
+
+- `gotest`: `go test -c` binaries, `-test.bench '^Name$' -test.benchtime Nx` per step;
+- `criterion`: the bench binaries, `--bench --exact ID` with a short measurement per step;
+- `libtest`: `#[bench]` binaries, `--bench --exact NAME` per step;
+- `googlebenchmark`: a binary, `--benchmark_filter='^NAME$'` with a short min time per step;
+- `pytest`: one pytest process serving every benchmark's steps (a plugin, `-p`), since pytest's
+  start-up (collection, imports) takes far longer than a step.
+
+A compiled harness starts a process per step: it has no mode that waits for commands, and adding
+one would mean changing the adopter's code. What that costs in spread is measured in
+docs/adopting.md. Each module has `build(args)` (once per side, before the rounds: compile and
+list the benchmarks into a manifest) and `targets(args)` (the benchmarks to serve).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from benchtrack.fsutil import atomic_write
+
+
+class StepFailed(Exception):
+    """A step (or a warm-up) of one benchmark failed: its message goes to the gate."""
+
+
+@dataclass
+class Target:
+    """One benchmark a worker serves: `step(n)` runs n calls, returns nanoseconds for them."""
+
+    name: str
+    step: Callable[[int], float]
+    unit: str = "ops/s"
+    elements: float = 1.0
+    # A harness started afresh each step needs no warm-up step of its own: the gate's first
+    # `run 1` checks that it runs (a failure there is that benchmark's error too).
+    warm_up: bool = True
+
+
+def selected(names: Iterable[str]) -> list[str]:
+    """`names` matching `BENCH_FILTER` (a regular expression searched in the name), sorted:
+    the gate merges the two sides' lists by name."""
+    pattern = os.environ.get("BENCH_FILTER")
+    rx = re.compile(pattern) if pattern else None
+    return sorted(n for n in names if rx is None or rx.search(n))
+
+
+def channel() -> tuple[TextIO, TextIO]:
+    """The gate's two pipes from `BENCH_STEP="<in>,<out>"`."""
+    raw = os.environ.get("BENCH_STEP", "")
+    try:
+        fd_in, fd_out = (int(x) for x in raw.split(","))
+    except ValueError:
+        raise SystemExit(
+            f"benchtrack step-worker: BENCH_STEP={raw!r}: expected '<in>,<out>' (two file "
+            "descriptors); the gate sets it for a lockstep suite's command"
+        ) from None
+    return (
+        os.fdopen(fd_in, "r", encoding="utf-8"),
+        os.fdopen(fd_out, "w", encoding="utf-8", buffering=1),
+    )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split()) or "failed"
+
+
+def serve(targets: list[Target]) -> int:
+    """Offer each target in name order, answer `run N` with `ns T` until `next`. A benchmark
+    whose warm-up fails is an `error`; the exit code is 1 if any failed, else 0."""
+    commands, replies = channel()
+    failed = False
+    chosen = set(selected(t.name for t in targets))
+    for t in sorted((t for t in targets if t.name in chosen), key=lambda t: t.name):
+        try:
+            if t.warm_up:
+                t.step(1)  # the warm-up, and the check that it runs at all
+        except StepFailed as e:
+            replies.write(f"error {t.name}\t{_one_line(str(e))}\n")
+            failed = True
+            continue
+        # The harnesses time their own runs by the wall clock; a suite asking for CPU time
+        # reads it in the clock word and refuses the step (the gate never mixes clocks).
+        replies.write(f"ready {t.name}\t{t.unit}\t{t.elements:g}\twall\n")
+        for line in commands:
+            word, _, arg = line.strip().partition(" ")
+            if word == "next":
+                break
+            if word != "run" or not arg.isdigit():
+                raise SystemExit(
+                    f"benchtrack step-worker: expected 'run N' or 'next', got {line!r}"
+                )
+            try:
+                ns = t.step(int(arg))
+            except StepFailed as e:
+                replies.write(f"error {_one_line(str(e))}\n")
+                failed = True
+                continue
+            replies.write(f"ns {ns:.0f}\n")
+    return 1 if failed else 0
+
+
+def write_manifest(path: Path, data: dict[str, Any]) -> None:
+    """What `build` found (binaries, their directories, the benchmarks' names), for the worker
+    of every round: listing a harness's benchmarks may run them, which need not be repeated."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(data, indent=1).encode())
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise SystemExit(
+            f"benchtrack step-worker: {path}: the manifest its --build writes ({e}); is the "
+            "suite's `build` the same command with --build?"
+        ) from None
+
+
+def run(
+    argv: list[str],
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 3600,
+) -> str:
+    """`argv`'s output (stdout and stderr together); a failure is StepFailed with its tail."""
+    # BENCH_STEP is the gate's channel to this worker, not to the harness it runs.
+    env = {**{k: v for k, v in os.environ.items() if k != "BENCH_STEP"}, **(env or {})}
+    try:
+        proc = subprocess.run(
+            argv,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise StepFailed(f"{argv[0]}: {e}") from None
+    out = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        tail = " | ".join(out.strip().splitlines()[-5:])
+        raise StepFailed(f"{Path(argv[0]).name} exited {proc.returncode}: {tail}")
+    return out
+
+
+def run_stdout(argv: list[str]) -> str:
+    """`argv`'s standard output alone (a JSON document, say); a failure is StepFailed."""
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    except OSError as e:
+        raise StepFailed(f"{argv[0]}: {e}") from None
+    if proc.returncode != 0:
+        tail = " | ".join(proc.stderr.strip().splitlines()[-5:])
+        raise StepFailed(f"{Path(argv[0]).name} exited {proc.returncode}: {tail}")
+    return proc.stdout
+
+
+def build_log(message: str) -> None:
+    """A line of the build's log (stderr: the gate keeps it in build-<side>-<suite>.log)."""
+    print(f"benchtrack step-worker: {message}", file=sys.stderr, flush=True)

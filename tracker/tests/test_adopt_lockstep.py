@@ -1,0 +1,259 @@
+"""An adopter's gate, set up by `benchtrack init` alone, on small scratch repositories of each
+kind init detects: a Go module, a Python project installed editable with uv (pytest-benchmark),
+a Rust crate with criterion. For each: `bench-local` works; a pull request that changes nothing
+passes; one that makes one benchmarked function do ~15% more work is regressed, nothing else.
+
+The gate measures each benchmark in lockstep through benchtrack's step workers
+(benchtrack.stepworker), each side in its own environment: the Python project's editable
+install in the user's tree is the trap (issue "An adopter's gate is as good as ours"): a gate
+whose worktrees imported the user's checkout would measure one side's code twice and see no
+change. The user's tree stays on main here, so only the head's own venv can show the loss.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from test_adopt import ACTION, benchtrack
+from test_workflows_local import git, run
+
+# --- Go ----------------------------------------------------------------------------------------
+
+GO_SUM = """\
+package scratch
+
+// Sum adds xs; Mix scrambles them (each benchmarked apart).
+func Sum(xs []uint64) uint64 {
+\tvar s uint64
+\tfor _, x := range xs {
+\t\ts += x * 0x9E3779B97F4A7C15
+\t}
+\treturn s
+}
+
+func Mix(xs []uint64) uint64 {
+\tvar h uint64 = 1469598103934665603
+\tfor _, x := range xs {
+\t\th = (h ^ x) * 1099511628211
+\t}
+\treturn h
+}
+"""
+# the PR: Sum goes over 15% more of its input again (a real loss of ~13%)
+GO_SLOWER = GO_SUM.replace(
+    "\treturn s\n}\n\nfunc Mix",
+    "\tfor _, x := range xs[:len(xs)*15/100] {\n\t\ts += x * 0x9E3779B97F4A7C15\n\t}\n"
+    "\treturn s\n}\n\nfunc Mix",
+)
+GO_BENCH = """\
+package scratch
+
+import (
+\t"fmt"
+\t"testing"
+)
+
+var sink uint64
+
+func BenchmarkSum(b *testing.B) {
+\tfor _, n := range []int{256, 4096} {
+\t\txs := make([]uint64, n)
+\t\tb.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+\t\t\tfor i := 0; i < b.N; i++ {
+\t\t\t\tsink += Sum(xs)
+\t\t\t}
+\t\t})
+\t}
+}
+
+func BenchmarkMix(b *testing.B) {
+\txs := make([]uint64, 4096)
+\tfor i := 0; i < b.N; i++ {
+\t\tsink += Mix(xs)
+\t}
+}
+"""
+
+
+def go_repo(path: Path) -> Path:
+    path.mkdir(parents=True)
+    (path / "go.mod").write_text("module example.com/scratch\n\ngo 1.21\n")
+    (path / "sum.go").write_text(GO_SUM)
+    (path / "sum_test.go").write_text(GO_BENCH)
+    return path
+
+
+# --- Python, installed editable -----------------------------------------------------------------
+
+PY_WORK = """\
+def total(n):
+    s = 0
+    for i in range(n):
+        s += i * i
+    return s
+
+
+def squares(n):
+    return [i * i for i in range(n)]
+"""
+PY_SLOWER = PY_WORK.replace("    for i in range(n):\n", "    for i in range(n + n * 15 // 100):\n")
+PY_BENCH = """\
+import scratchpkg
+
+
+def test_total(benchmark):
+    assert benchmark(scratchpkg.total, 2000) > 0
+
+
+def test_squares(benchmark):
+    assert len(benchmark(scratchpkg.squares, 2000)) == 2000
+"""
+PYPROJECT = """\
+[project]
+name = "scratchpkg"
+version = "0.1.0"
+requires-python = ">=3.11"
+
+[dependency-groups]
+test = ["pytest", "pytest-benchmark"]
+
+[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+"""
+
+
+def python_repo(path: Path) -> Path:
+    (path / "src/scratchpkg").mkdir(parents=True)
+    (path / "src/scratchpkg/__init__.py").write_text(PY_WORK)
+    (path / "tests").mkdir()
+    (path / "tests/test_bench.py").write_text(PY_BENCH)
+    (path / "pyproject.toml").write_text(PYPROJECT)
+    run(path, "uv", "lock", "--quiet")
+    run(path, "uv", "sync", "--quiet", "--frozen")  # the user's .venv: scratchpkg editable
+    return path
+
+
+# --- Rust, criterion -------------------------------------------------------------------------
+
+RUST_LIB = """\
+pub fn sum(xs: &[u64]) -> u64 {
+    let mut s = 0u64;
+    for &x in xs {
+        s = s.wrapping_add(x.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    }
+    s
+}
+
+pub fn mix(xs: &[u64]) -> u64 {
+    let mut h = 1_469_598_103_934_665_603u64;
+    for &x in xs {
+        h = (h ^ x).wrapping_mul(1_099_511_628_211);
+    }
+    h
+}
+"""
+RUST_SLOWER = RUST_LIB.replace(
+    "    s\n}\n\npub fn mix",
+    "    for &x in &xs[..xs.len() * 15 / 100] {\n"
+    "        s = s.wrapping_add(x.wrapping_mul(0x9E37_79B9_7F4A_7C15));\n    }\n"
+    "    s\n}\n\npub fn mix",
+)
+RUST_BENCH = """\
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+
+fn benches(c: &mut Criterion) {
+    let xs: Vec<u64> = (0..4096).collect();
+    c.bench_function("sum", |b| b.iter(|| scratch::sum(black_box(&xs))));
+    c.bench_function("mix", |b| b.iter(|| scratch::mix(black_box(&xs))));
+}
+
+criterion_group!(group, benches);
+criterion_main!(group);
+"""
+CARGO_TOML = """\
+[package]
+name = "scratch"
+version = "0.1.0"
+edition = "2021"
+
+[dev-dependencies]
+criterion = { version = "0.8", default-features = false }
+
+[[bench]]
+name = "bench"
+harness = false
+"""
+
+
+def rust_repo(path: Path) -> Path:
+    (path / "src").mkdir(parents=True)
+    (path / "benches").mkdir()
+    (path / "src/lib.rs").write_text(RUST_LIB)
+    (path / "benches/bench.rs").write_text(RUST_BENCH)
+    (path / "Cargo.toml").write_text(CARGO_TOML)
+    (path / ".gitignore").write_text("target/\n")
+    run(path, "cargo", "generate-lockfile", "--quiet")
+    return path
+
+
+KINDS = {
+    # kind: (make the repository, the file the PR changes, its slower text, the slowed
+    # benchmark(s), the names the gate must measure)
+    "go": (go_repo, "sum.go", GO_SLOWER, {"go/BenchmarkSum/n=256", "go/BenchmarkSum/n=4096"},
+           {"go/BenchmarkSum/n=256", "go/BenchmarkSum/n=4096", "go/BenchmarkMix"}),
+    "python": (python_repo, "src/scratchpkg/__init__.py", PY_SLOWER,
+               {"python/default/test_total"},
+               {"python/default/test_total", "python/default/test_squares"}),
+    "rust": (rust_repo, "src/lib.rs", RUST_SLOWER, {"rust/sum"}, {"rust/sum", "rust/mix"}),
+}  # fmt: skip
+TOOLS = {"go": "go", "python": "uv", "rust": "cargo"}
+
+
+def gate(repo: Path, base: str, head: str):
+    done = benchtrack(repo, "gate", "--base", base, "--head", head, "--json", check=False)
+    assert done.returncode in (0, 1), done.stdout[-3000:] + done.stderr[-3000:]
+    return done.returncode, json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_an_adopters_gate_set_up_by_init_measures_each_side_in_lockstep(tmp_path, kind):
+    if shutil.which(TOOLS[kind]) is None:
+        pytest.skip(f"needs {TOOLS[kind]}")
+    make, changed, slower, slowed, measured = KINDS[kind]
+    repo = make(tmp_path / kind)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "dev")
+    git(repo, "config", "user.email", "dev@example.com")
+    benchtrack(repo, "init", "--action", ACTION)
+    config = (repo / "benchtrack.toml").read_text()
+    assert f'[suites.{kind if kind != "go" else "go"}]\nadapter = "lockstep"' in config
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "track the benchmarks with benchtrack")
+
+    if kind != "rust":  # the Rust crate's bench-local would build criterion a third time
+        local = benchtrack(repo, "bench-local", "--no-history", "--json", check=False)
+        assert local.returncode == 0, local.stdout[-2000:] + local.stderr[-2000:]
+
+    git(repo, "switch", "-q", "-c", "nochange")
+    (repo / changed).write_text((repo / changed).read_text() + "\n")
+    git(repo, "commit", "-q", "-am", "a blank line")
+    git(repo, "switch", "-q", "-c", "slower", "main")
+    (repo / changed).write_text(slower)
+    git(repo, "commit", "-q", "-am", "do ~15% more work")
+    git(repo, "switch", "-q", "main")  # the user's tree (and its editable install) stays on main
+
+    code, report = gate(repo, "main", "nochange")
+    verdicts = {b["name"]: b["verdict"] for b in report["benchmarks"]}
+    assert set(verdicts) == measured, verdicts
+    assert code == 0 and "regressed" not in verdicts.values(), verdicts
+    assert report["rounds"]["orders"][:2] == ["base,head", "head,base"]
+
+    code, report = gate(repo, "main", "slower")
+    verdicts = {b["name"]: b["verdict"] for b in report["benchmarks"]}
+    regressed = {name for name, v in verdicts.items() if v == "regressed"}
+    assert (code, regressed) == (1, slowed), verdicts
