@@ -120,7 +120,7 @@ def bench_and_publish(world, name: str) -> None:
         # upload-artifact / download-artifact
         shutil.copytree(checkout / "target/bench/results", artifacts / f"results-{key}")
     # publish.yml: the plan job, the store matrix one size at a time, the dashboard job.
-    run(checkout, "cargo", "make", "setup", env={"SETUP_PARTS": "python,npm"})
+    run(checkout, "cargo", "make", "setup", env={"SETUP_PARTS": "python"})
     keys = json.dumps([key for key, _, _ in SIZES])
     plan_env = gh_env(tmp, f"{name}-plan", EXPECTED_KEYS=keys)
     run(checkout, "cargo", "make", "publish-plan", env=plan_env)
