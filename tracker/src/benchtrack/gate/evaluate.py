@@ -1,8 +1,10 @@
 """Error rates of the gate, and of the usual rules, on recorded A/A rounds.
 
 Pseudo-PRs: a window of n consecutive recorded rounds (n = the gate's round limit) at a random
-start, each round's two runs labelled base/head by a coin flip (under A/A the labels are
-exchangeable, so this is a sign-flip resampling that keeps the machine's drift inside the window).
+start, its two recorded sides labelled base/head by one coin flip for the whole PR (the two
+sides are exchangeable, but each keeps its build and checkout through the recording, as a gate's
+do: a difference that stays with one side stays in the pseudo-PR, where flipping each round
+would have averaged it away).
 
 - false-fail: the share of pseudo-PRs where any series of any benchmark is `regressed`; per PR,
   the sum over the runner-size jobs CI runs for it (`jobs`, each job gated at alpha / jobs);
@@ -113,9 +115,9 @@ class Evaluation:
         return np.maximum(gap, 0) * math.sqrt(n) / (t + special.ndtri(power))
 
 
-def windows(rounds: int, n: int, prs: int, rng: np.random.Generator):
+def windows(rounds: int, n: int, prs: int, rng: np.random.Generator) -> np.ndarray:
     starts = rng.integers(0, rounds - n + 1, size=prs)
-    return starts[:, None] + np.arange(n)[None, :], rng.random((prs, n)) < 0.5
+    return starts[:, None] + np.arange(n)[None, :]
 
 
 def evaluate(
@@ -136,7 +138,7 @@ def evaluate(
 
     With `confirm` (screen, then confirm: gate/confirm.py), each pseudo-PR's screening rounds
     and its confirmation rounds are disjoint random subsets of the first part's rounds (under
-    A/A they are exchangeable; each round's labels are flipped at random): the confirmation's
+    A/A they are exchangeable; the PR's coin says which side is its base): the confirmation's
     rounds are new ones, as in the gate. The recording needs the screening's rounds plus at
     least 3."""
     parts = data if isinstance(data, list) else [data]
@@ -149,6 +151,10 @@ def evaluate(
     times = None
     confirm_g: list[np.ndarray] = []  # each part's confirmation rounds (the first part's only)
     n2 = 0
+    # One coin a PR for which recorded side is its base, every round and part alike: each side
+    # keeps its own build and checkout for the whole recording, as a gate's do, so a difference
+    # that stays with one side (a build's layout) stays with it in the pseudo-PR too.
+    coin = rng.random((prs, 1)) < 0.5
     for d in parts:
         k = min(n, d.rounds)
         if k < v.MIN_ROUNDS:
@@ -162,14 +168,14 @@ def evaluate(
                 raise BadInput(d.source, "rounds", expected, d.rounds)
             order = rng.permuted(np.tile(np.arange(d.rounds), (prs, 1)), axis=1)
             idx, idx2 = np.sort(order[:, :k], axis=1), np.sort(order[:, k : k + n2], axis=1)
-            flip = rng.random((prs, k)) < 0.5
-            confirm_g.append(_goodness(d, idx2, rng.random((prs, n2)) < 0.5))
+            confirm_g.append(_goodness(d, idx2, np.broadcast_to(coin, (prs, n2))))
         else:
-            idx, flip = windows(d.rounds, k, prs, rng)
+            idx = windows(d.rounds, k, prs, rng)
             if confirm is not None:  # not confirmed (the counts): nothing to confirm with
                 confirm_g.append(np.full((prs, len(d.names), n2), np.nan))
         if times is None:  # the first part (the most rounds) paces the gate
             times = np.pad(d.round_times()[idx], ((0, 0), (0, n - k)), mode="edge")
+        flip = np.broadcast_to(coin, (prs, k))
         fl, pad = flip[:, None, :], ((0, 0), (0, 0), (0, n - k))
         b_all = d.values["base"][:, idx].transpose(1, 0, 2)  # (P, m_d, k)
         h_all = d.values["head"][:, idx].transpose(1, 0, 2)
@@ -512,9 +518,9 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
         f"{', '.join(doc.get('suites', []))}; {len(ev.benches.names)} benchmarks, "
         f"{len(d.names)} series"
         + (f" ({len(d.dropped)} dropped: a round missing)" if d.dropped else "")
-        + f". {ev.prs} pseudo-PRs per cell (windows of {ev.rounds} rounds, labels flipped at "
-        f"random). A loss is one benchmark's wall-time throughput; false-fail per PR sums the "
-        f"{ev.jobs} runner-size job{'s' * (ev.jobs != 1)} CI runs.",
+        + f". {ev.prs} pseudo-PRs per cell (windows of {ev.rounds} rounds, one coin a PR for "
+        "which side is base). A loss is one benchmark's wall-time throughput; false-fail per PR "
+        f"sums the {ev.jobs} runner-size job{'s' * (ev.jobs != 1)} CI runs.",
         "",
         head,
         "|---|--:|" + "--:|" * len(losses),

@@ -214,10 +214,14 @@ def _lockstep(
     cpu = one_cpu(cpus) if suite.cpus == "one" else cpus
     workers: dict[str, lockstep.Worker] = {}
     try:
-        for co in sorted(order, key=lambda c: c.side):  # base first
+        # Started in the round's order (base first one round, head the next): whatever the
+        # first process to start gets (memory, the page cache's state) must not always go to
+        # one side, where it would read as a change (a quiet A/A recording showed it).
+        for co in order:
             log = _round_log(logs, rnd, co.side, suite)
             env = envs[suite.name, co.side]
             workers[co.side] = lockstep.Worker(co.side, suite.command, co.path, env, log, cpu)
+        workers = {side: workers[side] for side in ("base", "head")}
         plan = lockstep.Plan(
             pairs=suite.pairs,
             seconds=suite.pair_seconds,
