@@ -552,7 +552,7 @@ def test_ctrl_c_is_exit_130_and_stops_the_suite(tmp_path: Path) -> None:
     # Ctrl-C signals the terminal's foreground process group: benchtrack and the suite it runs.
     config = (ROOT / "benchtrack.toml").read_text()
     repo = scratch_repo(tmp_path / "local", {"benchtrack.toml": config})
-    argv = ["bench-local", "--suite", "perl", "--no-history", "--raw-command", "sleep 60"]
+    argv = ["bench-local", "--suite", "perl", "--no-history", "--raw-command", "echo up; sleep 60"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "benchtrack", *argv],
         cwd=repo,
@@ -563,7 +563,9 @@ def test_ctrl_c_is_exit_130_and_stops_the_suite(tmp_path: Path) -> None:
     )
     try:
         deadline = time.monotonic() + 60
-        while not list(repo.glob("target/bench/logs/*/perl.log")):  # the suite has started
+        # The suite has started: its shell wrote to the log (so the process exists and benchtrack
+        # is waiting on it, not inside Popen, on a machine as loaded as CI's).
+        while not any("up" in p.read_text() for p in repo.glob("target/bench/logs/*/perl.log")):
             assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
         time.sleep(0.5)

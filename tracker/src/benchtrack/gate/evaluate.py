@@ -428,12 +428,16 @@ def _merged(parts: list[AAData]) -> AAData:
     if len(parts) == 1:
         return parts[0]
     doc = dict(parts[0].doc)
-    doc["suites"] = [s for p in parts for s in p.doc.get("suites", [])]
+
+    def joined(values) -> str:  # a recording split in parts (its counts' rounds) names itself once
+        return " + ".join(dict.fromkeys(map(str, values)))
+
+    doc["suites"] = list(dict.fromkeys(s for p in parts for s in p.doc.get("suites", [])))
     doc["run_seconds"] = {k: x for p in parts for k, x in p.doc.get("run_seconds", {}).items()}
-    doc["commit"] = " + ".join(str(p.doc.get("commit", ""))[:10] for p in parts)
-    doc["recorded"] = " + ".join(str(p.doc.get("recorded", "?")) for p in parts)
+    doc["commit"] = joined(str(p.doc.get("commit", ""))[:10] for p in parts)
+    doc["recorded"] = joined(p.doc.get("recorded", "?") for p in parts)
     return AAData(
-        " + ".join(p.source for p in parts),
+        joined(p.source for p in parts),
         [x for p in parts for x in p.names],
         [x for p in parts for x in p.suites],
         [x for p in parts for x in p.units],
