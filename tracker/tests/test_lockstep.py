@@ -440,6 +440,14 @@ def test_paired_values_of_an_even_count_take_the_middle_log_ratios_mean() -> Non
     assert b == 1.0 and h == pytest.approx(2**1.5, rel=1e-12)
 
 
+def test_paired_values_of_processes_take_the_mean_log_ratio() -> None:
+    # Three processes, two at one offset and one at another (a layout each process keeps): the
+    # median would pick the majority's 1.0, the mean averages the three.
+    b, h = lockstep.paired_values([1.0, 1.0, 1.0], [1.0, 1.0, 1.331], processes=True)
+    assert b == 1.0 and h == pytest.approx(1.1, rel=1e-12)
+    assert lockstep.paired_values([1.0, 1.0, 1.0], [1.0, 1.0, 1.331])[1] == 1.0
+
+
 def test_paired_values_need_aligned_pairs() -> None:
     with pytest.raises(ValueError):
         lockstep.paired_values([1.0, 2.0, 3.0], [1.0, 2.0])
@@ -501,6 +509,22 @@ def test_lockstep_plan_keys_are_checked(key: str, value: object) -> None:
     assert parse(_cfg(pairs=5), "benchtrack.toml").suites["ls"].pairs == 5  # 5 is the least
 
 
+@pytest.mark.parametrize(
+    ("suite", "field"),
+    [
+        ({"processes": 0}, "suites.ls.processes"),
+        ({"processes": 2.5}, "suites.ls.processes"),
+        ({"adapter": "perl", "raw": "out.json", "processes": 2}, "suites.ls.processes"),
+    ],
+)
+def test_processes_are_a_lockstep_count_of_at_least_one(suite: dict, field: str) -> None:
+    with pytest.raises(BadInput) as caught:
+        parse(_cfg(**suite), "benchtrack.toml")
+    assert caught.value.field == field
+    assert parse(_cfg(), "benchtrack.toml").suites["ls"].processes == 1
+    assert parse(_cfg(processes=4), "benchtrack.toml").suites["ls"].processes == 4
+
+
 # ----------------------------------------------------------------------------- aa round trip
 
 
@@ -540,6 +564,18 @@ def test_aa_round_trip_keeps_paired_values(tmp_path: Path) -> None:
     assert loaded.values["base"][1].tolist() == [6.0, 6.25]  # medians
     assert loaded.values["head"][1].tolist() == [8.0, 7.25]
     assert loaded.samples["head"][0] == rounds["python/lock/a"][1]
+
+    # A per-process benchmark: the round's value is the processes' mean log-ratio, kept so.
+    per = Meta("calls/s", "bigger", "rust", paired=True, processes=True)
+    for rnd in range(2):
+        data.add("base", rnd, "rust/p/c", [1.0, 1.0, 1.0], per)
+        data.add("head", rnd, "rust/p/c", [1.0, 1.0, 1.331], per)
+        data.pair(rnd, "rust/p/c")
+    assert data.values["head"]["rust/p/c"] == [pytest.approx(1.1)] * 2
+    per_doc = aa.to_dict(data, {"commit": "0" * 40})
+    assert per_doc["benchmarks"]["rust/p/c"]["processes"] is True
+    path.write_bytes(aa.dump(per_doc))
+    assert aa.load(path).values["head"][2].tolist() == pytest.approx([1.1, 1.1])
 
     doc["benchmarks"]["python/lock/a"]["head"][1].pop()
     path.write_bytes(aa.dump(doc))
@@ -924,6 +960,30 @@ def test_lockstep_round_turns_a_worker_failure_into_a_suite_failure(tmp_path: Pa
     failed = out[0][1]
     assert isinstance(failed, SuiteFailed)
     assert failed.failure.what == "run" and "dying in t/a" in failed.failure.tail
+
+
+def test_lockstep_round_of_several_processes_gives_one_value_each(tmp_path: Path) -> None:
+    # Three process pairs one after the other, each with a log of its own; a paired benchmark
+    # gets one value per process pair and side (its own pairs' paired values), a one-sided one
+    # every step of every process; head does twice the work.
+    base = [bench("t/a"), bench("t/b")]
+    suite = replace(_worker_suite(tmp_path, base, [bench("t/a", work=2 * WORK)]), processes=3)
+    suite = replace(suite, pairs=12)
+    sides = _sides(tmp_path)
+    envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in sides}
+    out = dict((co.side, r) for co, r in _lockstep(suite, sides, envs, None, tmp_path / "l", 0))
+    (base_benches, base_errors, _), (head_benches, head_errors, _) = out["base"], out["head"]
+    assert base_errors == head_errors == []
+    base_by = {b.name: b for b in base_benches}
+    assert [b.name for b in head_benches] == ["t/a"] and sorted(base_by) == ["t/a", "t/b"]
+    assert len(base_by["t/a"].samples) == len(head_benches[0].samples) == 3
+    # alone: each step a sample, 2 to 4 a process (12 pairs over 3, at least one AB and BA)
+    assert 3 * 2 <= len(base_by["t/b"].samples) <= 3 * 4
+    for k in ("", "-p2", "-p3"):
+        assert (tmp_path / "l" / f"round01-base-ls{k}.log").exists()
+        assert (tmp_path / "l" / f"round01-head-ls{k}.log").exists()
+    b, h = lockstep.paired_values(base_by["t/a"].samples, head_benches[0].samples, True)
+    assert 0.35 < h / b < 0.7  # about half the throughput
 
 
 # ----------------------------------------------------------------------------- real harnesses

@@ -34,6 +34,7 @@ def to_dict(data: Rounds, meta: dict[str, Any]) -> dict[str, Any]:
             "unit": m.unit,
             "direction": m.direction,
             **({"paired": True} if m.paired else {}),
+            **({"processes": True} if m.processes else {}),
             **{side: _pad(data.samples[side][name], data.count) for side in ("base", "head")},
         }
     return {
@@ -226,7 +227,7 @@ def _assemble(
             sides = list(zip(rounds["base"], rounds["head"], strict=True))
             if any(len(x) != len(y) for x, y in sides):
                 raise BadInput(path, f"benchmarks.{name}", "paired rounds of equal length")
-            pairs = [paired_values(x, y) for x, y in sides]
+            pairs = [paired_values(x, y, bool(b.get("processes"))) for x, y in sides]
             vals["base"].append([p[0] for p in pairs])
             vals["head"].append([p[1] for p in pairs])
         else:

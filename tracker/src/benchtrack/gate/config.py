@@ -31,6 +31,8 @@
     pairs = 30                                 # pairs per benchmark per round, at most
     pair_seconds = 1.0                         # no new pair after this long (at least 5); or
                                                # per benchmark: { "*" = 1.0, "python/x/*" = 2.0 }
+    processes = 1                              # worker processes per side per round, the
+                                               # pairs and seconds shared out over them
     series = "cpu"                             # optional: steps timed by the process's CPU
                                                # time, keys "<name> (cpu)" (default "time")
 
@@ -94,6 +96,12 @@ class Suite:
     # use every one of them, so lost parallelism and contention show: the throughput a user
     # sees at the runner's size), or "one" CPU (quieter for single-threaded benchmarks).
     cpus: str = "all"
+    # Lockstep: worker processes per side per round, one after the other, the round's pairs
+    # shared out over them. What a process gets once and keeps (its memory layout, its threads'
+    # placement) is fixed for all its pairs, so more pairs cannot average it away; more
+    # processes do (tracker/bench/lockstep_spread.py measures it). A round's value is then the
+    # mean over its processes of each one's median pair log-ratio.
+    processes: int = 1
     # Lockstep, series "time": benchmarks (globs) whose steps are also timed by the process's
     # CPU time, a second series "<name> (cpu)" from the same steps (the clock `wall+cpu`).
     cpu_time: tuple[str, ...] = ()
@@ -230,7 +238,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
             s,
             where,
             {"command", "build", "adapter", "raw", "env", "timeout", "series", "rounds"}
-            | {"pairs", "pair_seconds", "cpus", "cpu_time"},
+            | {"pairs", "pair_seconds", "cpus", "cpu_time", "processes"},
         )
         series = s.get("series", "time")
         if series not in SERIES:
@@ -255,11 +263,15 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
             pairs=v.integer(s.get("pairs", 30), f"{where}.pairs", 5),
             **_pair_seconds(v, s.get("pair_seconds", 1.0), f"{where}.pair_seconds"),
             cpus=_placement(source, s.get("cpus", "all"), f"{where}.cpus", adapter),
+            processes=v.integer(s.get("processes", 1), f"{where}.processes", 1),
             cpu_time=tuple(
                 v.string({"g": g}, "g", f"{where}.cpu_time[{i}]")
                 for i, g in enumerate(v.array(s.get("cpu_time", []), f"{where}.cpu_time"))
             ),
         )
+        if suites[name].processes > 1 and adapter != "lockstep":
+            expected = "left out: only a lockstep suite runs several processes a round"
+            raise BadInput(source, f"{where}.processes", expected, suites[name].processes)
         if suites[name].cpu_time and (adapter != "lockstep" or series != "time"):
             expected = 'left out: only a lockstep suite of series "time" takes "cpu_time"'
             raise BadInput(source, f"{where}.cpu_time", expected, suites[name].cpu_time)

@@ -338,10 +338,18 @@ def _pairs(
     return stepped
 
 
-def paired_values(base: list[float], head: list[float]) -> tuple[float, float]:
+def paired_values(
+    base: list[float], head: list[float], processes: bool = False
+) -> tuple[float, float]:
     """A round's two values from aligned pairs: base's median, and head's as base's median
     times the median pair ratio, so that head/base is the pairs' own median ratio (which
-    cancels what both sides of a pair saw alike; the two medians alone would not)."""
+    cancels what both sides of a pair saw alike; the two medians alone would not).
+
+    With `processes`, each "pair" is one process pair's own values (this function's, over its
+    steps), and the ratio is their mean log-ratio: each process keeps an offset of its own
+    (its memory layout), often one of a few, and the median of a few such modes jumps between
+    them where the mean averages them."""
     base_value = statistics.median(base)
-    ratio = statistics.median(math.log(h / x) for x, h in zip(base, head, strict=True))
+    logs = [math.log(h / x) for x, h in zip(base, head, strict=True)]
+    ratio = statistics.fmean(logs) if processes else statistics.median(logs)
     return base_value, base_value * math.exp(ratio)

@@ -3,7 +3,8 @@
 The runner (gate/rounds.py) fills it; the verdicts (gate/outcome.py), the recordings
 (gate/aa.py) and the JSON read it. One value per benchmark per round: the median of that round's
 samples, or for lockstep the base's median step and the head's as that times the round's median
-pair ratio (gate/lockstep.py).
+pair ratio (with several worker processes a round, the mean of each process pair's own; see
+gate/lockstep.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ class Meta:
     direction: str  # "bigger" | "smaller"
     suite: str
     paired: bool = False  # lockstep: base and head samples aligned pair by pair
+    # lockstep with several processes a round: a sample is one process's own value (its
+    # pairs' median), the pairs aligned process by process (`lockstep.paired_values`)
+    processes: bool = False
 
 
 @dataclass
@@ -69,7 +73,7 @@ class Rounds:
     def pair(self, rnd: int, name: str) -> None:
         """Round `rnd`'s values of a lockstep benchmark from its aligned pairs (both sides)."""
         base, head = (self.samples[side][name][rnd] for side in ("base", "head"))
-        b, h = lockstep.paired_values(base, head)
+        b, h = lockstep.paired_values(base, head, self.meta[name].processes)
         self.values["base"][name][rnd], self.values["head"][name][rnd] = b, h
 
     def padded(self, side: str, name: str) -> list[float]:

@@ -11,6 +11,7 @@ lockstep leaves free, as long as no neighbour needs those CPUs too.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import shutil
@@ -209,31 +210,36 @@ def _lockstep(
     want: Callable[[str], bool] | None = None,
 ) -> list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]]:
     """Both sides' step workers at once, taking turns (gate/lockstep.py): on one CPU, or with
-    every CPU of the job each (the suite's `cpus`)."""
+    every CPU of the job each (the suite's `cpus`); `processes` pairs of them one after the
+    other, each reduced to one value per side (lockstep.paired_values)."""
     t0 = time.monotonic()
     cpu = one_cpu(cpus) if suite.cpus == "one" else cpus
-    workers: dict[str, lockstep.Worker] = {}
-    try:
-        # Started in the round's order (base first one round, head the next): whatever the
-        # first process to start gets (memory, the page cache's state) must not always go to
-        # one side, where it would read as a change (a quiet A/A recording showed it).
-        for co in order:
-            log = _round_log(logs, rnd, co.side, suite)
-            env = envs[suite.name, co.side]
-            workers[co.side] = lockstep.Worker(co.side, suite.command, co.path, env, log, cpu)
-        workers = {side: workers[side] for side in ("base", "head")}
-        plan = lockstep.Plan(
-            pairs=suite.pairs,
-            seconds=suite.pair_seconds,
-            seconds_by=tuple(suite.pair_seconds_by.items()),
-            clock=suite.clock,
-        )
-        flip = order[0].side == "head"
-        result = lockstep.measure(workers, plan, flip=flip, timeout=suite.timeout, want=want)
-    except lockstep.WorkerFailed as e:  # measure() has stopped both workers
-        failed = next(co for co in order if co.side == e.side)
-        fail = SuiteFailure(e.side, suite.name, "run", e.tail, workers[e.side].log)
-        return [(failed, SuiteFailed(fail))]
+    n = suite.processes
+    plan = lockstep.Plan(
+        pairs=max(4, math.ceil(suite.pairs / n)),
+        seconds=suite.pair_seconds / n,
+        seconds_by=tuple((glob, s / n) for glob, s in suite.pair_seconds_by.items()),
+        clock=suite.clock,
+        # Each process pair at least AB then BA, so its own value has both orders in it.
+        min_pairs=5 if n == 1 else 2,
+    )
+    outcomes: list[lockstep.Outcome] = []
+    workers: dict[str, lockstep.Worker] = {}  # each side's worker to quote: one that failed
+    for k in range(n):
+        # The second process pair starts in the other order, and so on, so that both sides
+        # start first equally often within the round too.
+        turn = order if k % 2 == 0 else order[::-1]
+        run = _lockstep_once(suite, turn, envs, cpu, logs, rnd, k, plan, want)
+        if isinstance(run[1], SuiteFailed):
+            return [run]
+        outcome, started = run
+        outcomes.append(outcome)
+        for side, w in started.items():
+            if side not in workers or outcome.exit_codes[side] != 0:
+                workers[side] = w
+        if any(outcome.exit_codes.values()):
+            break  # a worker that failed once fails again: one failure is enough
+    result = outcomes[0] if len(outcomes) == 1 else _per_process(outcomes)
     seconds = time.monotonic() - t0
     out: list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]] = []
     for co in order:
@@ -258,6 +264,79 @@ def _lockstep(
             break
         out.append((co, (benches, errors, seconds)))
     return out
+
+
+def _lockstep_once(
+    suite: Suite,
+    order: tuple[Checkout, Checkout],
+    envs: dict[tuple[str, str], dict[str, str]],
+    cpu: str | None,
+    logs: Path,
+    rnd: int,
+    k: int,
+    plan: lockstep.Plan,
+    want: Callable[[str], bool] | None,
+):
+    """One pair of workers (the round's `k`-th): (the outcome, the workers), or (the failed
+    side's checkout, SuiteFailed)."""
+    workers: dict[str, lockstep.Worker] = {}
+    try:
+        # Started in the given order (base first one round, head the next): whatever the
+        # first process to start gets (memory, the page cache's state) must not always go to
+        # one side, where it would read as a change (a quiet A/A recording showed it).
+        for co in order:
+            log = _round_log(logs, rnd, co.side, suite)
+            if k:
+                log = log.with_name(f"{log.stem}-p{k + 1}{log.suffix}")
+            env = envs[suite.name, co.side]
+            workers[co.side] = lockstep.Worker(co.side, suite.command, co.path, env, log, cpu)
+        workers = {side: workers[side] for side in ("base", "head")}
+        flip = order[0].side == "head"
+        outcome = lockstep.measure(workers, plan, flip=flip, timeout=suite.timeout, want=want)
+    except lockstep.WorkerFailed as e:  # measure() has stopped both workers
+        failed = next(co for co in order if co.side == e.side)
+        fail = SuiteFailure(e.side, suite.name, "run", e.tail, workers[e.side].log)
+        return failed, SuiteFailed(fail)
+    return outcome, workers
+
+
+def _per_process(outcomes: list[lockstep.Outcome]) -> lockstep.Outcome:
+    """Several process pairs' outcomes as one: per benchmark and side, one value per process
+    pair (lockstep.paired_values over its own pairs), aligned; a benchmark missing from a
+    process pair's outcome (an error there) is left out of the round."""
+    by_name: dict[str, list[lockstep.Stepped]] = {}
+    for outcome in outcomes:
+        for b in outcome.benchmarks:
+            by_name.setdefault(b.name, []).append(b)
+    merged: list[lockstep.Stepped] = []
+    for name, runs in by_name.items():
+        one = lockstep.Stepped(name, runs[0].unit, direction=runs[0].direction)
+        one.seconds = sum(r.seconds for r in runs)
+        sides = {side for r in runs for side, values in r.samples.items() if values}
+        if sides != {"base", "head"}:  # on one side only: measured alone, nothing to pair
+            one.samples = {s: [x for r in runs for x in r.samples.get(s, [])] for s in sides}
+            one.cpu = {s: [x for r in runs for x in r.cpu.get(s, [])] for s in sides}
+            merged.append(one)
+            continue
+        if len(runs) < len(outcomes) or any(not all(r.samples.values()) for r in runs):
+            continue  # an error in one process pair: its errors say which
+        for clock in ("samples", "cpu"):
+            kept = {"base": [], "head": []}
+            for r in runs:
+                values = getattr(r, clock)
+                if values.get("base") and values.get("head"):
+                    b, h = lockstep.paired_values(values["base"], values["head"])
+                    kept["base"].append(b)
+                    kept["head"].append(h)
+            setattr(one, clock, kept if len(kept["base"]) == len(runs) else {})
+        merged.append(one)
+    errors: dict[str, list[lockstep.StepError]] = {"base": [], "head": []}
+    codes = {"base": 0, "head": 0}
+    for outcome in outcomes:
+        for side in errors:
+            errors[side].extend(e for e in outcome.errors[side] if e not in errors[side])
+            codes[side] = codes[side] or outcome.exit_codes[side]
+    return lockstep.Outcome(sorted(merged, key=lambda b: b.name), errors, codes)
 
 
 def _allowed(cpus: str | None) -> list[int]:
@@ -519,7 +598,8 @@ def _record(
             if pattern and not pattern.search(b.name):
                 continue
             direction = getattr(b, "direction", "bigger")
-            meta = Meta(b.unit, direction, suite.name, paired=suite.lockstep)
+            per_process = suite.lockstep and suite.processes > 1
+            meta = Meta(b.unit, direction, suite.name, suite.lockstep, per_process)
             key = getattr(b, "key", None) or suite.key(b.name)
             data.add(co.side, rnd, key, list(b.samples), meta)
             if getattr(b, "seconds", None) is not None and co.side == "base":
