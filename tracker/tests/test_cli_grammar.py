@@ -560,6 +560,9 @@ def test_ctrl_c_is_exit_130_and_stops_the_suite(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # As a terminal's foreground job has it: a test runner started in the background (as CI
+        # starts one) ignores SIGINT, its children inherit that, and Python keeps it ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 60
@@ -570,7 +573,13 @@ def test_ctrl_c_is_exit_130_and_stops_the_suite(tmp_path: Path) -> None:
             time.sleep(0.05)
         time.sleep(0.5)
         os.killpg(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=30) == EXIT_INTERRUPTED
+        try:
+            code = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            status = Path(f"/proc/{proc.pid}/status").read_text()
+            signals = [x for x in status.splitlines() if x.startswith(("State", "Sig"))]
+            pytest.fail(f"no exit 30 s after SIGINT: {signals}")
+        assert code == EXIT_INTERRUPTED
         assert "benchtrack: interrupted" in proc.stderr.read()
     finally:
         if proc.poll() is None:
