@@ -254,3 +254,24 @@ def test_recordings_of_one_condition_give_figures_with_an_interval(tmp_path: Pat
     assert ev.interval95([5.0]) == (5.0, 5.0, 5.0)
     md = ev.combined_markdown(combined)
     assert "Across 3 independent recordings" in md and "95% interval" in md
+
+
+def test_the_series_behind_the_false_fails_are_named(tmp_path: Path) -> None:
+    # One side of t/a slower by a quarter for ten rounds in a row (a quiet recording had such
+    # an episode): the pseudo-PRs inside it whose coin made that side the head fail on t/a, and
+    # the evaluation says it is t/a.
+    path = _recording(tmp_path, "e.json", 0.01)
+    doc = orjson.loads(path.read_bytes())
+    base = doc["benchmarks"]["t/a"]["base"]
+    for rnd in range(4, 14):
+        base[rnd] = [x * 0.75 for x in base[rnd]]
+    path.write_bytes(orjson.dumps(doc))
+    clean = _evaluate(_recording(tmp_path, "c.json", 0.01))
+    hit = _evaluate(path)
+    a = hit.data.names.index("t/a")
+    assert not np.any(clean.false_by_series)
+    assert hit.false_by_series[a] > 0.1 and hit.false_by_series[a] == pytest.approx(
+        hit.gate.false_fail
+    )
+    assert "Where the A/A false fails come from" in ev.markdown(hit)
+    assert ev.to_dict(hit)["false_fail_by_series"] == {"t/a": hit.false_by_series[a]}

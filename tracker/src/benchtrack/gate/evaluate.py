@@ -96,6 +96,9 @@ class Evaluation:
     matched: list[Method] = field(default_factory=list)  # the gate at the action rule's rates
     notes: list[str] = field(default_factory=list)  # per benchmark: `[gate.notes]`, or ""
     stages: str = ""  # the confirmation under A/A, in words ("" for a one-stage gate)
+    # (m,) per series: the share of A/A pseudo-PRs it fails, times the jobs (where false fails
+    # come from)
+    false_by_series: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def gate(self) -> Method:
@@ -207,7 +210,7 @@ def evaluate(
     a_job = alpha / jobs
     seconds = None
     if confirm is None:
-        gate_ff, gate_detect, stop = _gate(
+        gate_ff, gate_detect, stop, by_series = _gate(
             g, thresholds, a_job, looks, losses, exact, benches, limit
         )
     else:
@@ -219,6 +222,7 @@ def evaluate(
         )
         stop = decided.screen_rounds
         seconds = decided.confirm_seconds
+        by_series = np.mean(decided.regressed, axis=0)
         stages_note = (
             f"screen, then confirm (≤{confirm.rounds} rounds, looks "
             f"{'/'.join(map(str, confirm.look_schedule()))}, ≤{confirm.most} candidates, "
@@ -252,6 +256,7 @@ def evaluate(
         float(np.mean((limit < len(looks) - 1) & (stop_index == limit))),
     )
     ev.rounds_per_part = [min(n, p.rounds) for p in parts]
+    ev.false_by_series = by_series * jobs
     ev.stages = "" if confirm is None else stages_note
     budget_note = f", {budget / 60:g}-min budget" if budget else ""
     label = (
@@ -280,7 +285,7 @@ def evaluate(
         # (of the one-stage gate: the calibration searches alpha on the screening alone)
         if 0.01 < ff < 1 and confirm is None:
             a_eq = _calibrate(g, thresholds, ff, looks, exact, limit)
-            g_ff, g_det, g_stop = _gate(g, thresholds, a_eq, looks, losses, exact, benches, limit)
+            g_ff, g_det, g_stop, _ = _gate(g, thresholds, a_eq, looks, losses, exact, benches, limit)
             note = f"mean {float(np.mean(g_stop)):.1f} rounds"
             label = f"benchtrack gate calibrated to alert {thr * 100:.0f}%'s false-fail"
             ev.matched.append(Method(label, g_ff, g_det, f"{note}, α' {a_eq:.3g} per job"))
@@ -309,6 +314,7 @@ def _gate(
     """(false-fail rate of one job, detection per loss per benchmark, rounds used) on `g`."""
     codes, stop, _ = v.sequential(g, thresholds, alpha, looks, exact, limit)
     ff = float(np.mean(np.any(codes == v.REGRESSED_C, axis=-1)))
+    by_series = np.mean(codes == v.REGRESSED_C, axis=0)
     prs, m = g.shape[0], g.shape[1]
     nb = len(benches.names)
     slowed = np.zeros((nb, m))  # scenario j: benchmark j's wall time lost d
@@ -323,7 +329,7 @@ def _gate(
             flagged = (c == v.REGRESSED_C) & benches.member[None, :, :]
             hits += np.sum(np.any(flagged, axis=-1), axis=0)
         detect[d] = hits / prs
-    return ff, detect, stop
+    return ff, detect, stop, by_series
 
 
 def _mean_where(x: np.ndarray, where: np.ndarray) -> float:
@@ -572,6 +578,18 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
             f"{ev.gate.detect[0.10][i] * 100:.0f}% | {ev.gate.detect[0.20][i] * 100:.0f}% | "
             f"{action110.detect[0.10][i] * 100:.0f}% |"
         )
+    failing = [
+        (float(x), k) for x, k in zip(ev.false_by_series, d.names, strict=True) if x > 0
+    ]
+    if failing:
+        lines += [
+            "",
+            "### Where the A/A false fails come from",
+            "",
+            "| series | share of A/A PRs it fails (× jobs) |",
+            "|---|--:|",
+            *(f"| `{k}` | {x * 100:.2f}% |" for x, k in sorted(failing, reverse=True)[:15]),
+        ]
     if ok is not None and (ok < GOAL_DETECT).any():
         lines += ["", "### Below 95% at −10%: why, and what they measure", ""]
         for i, name in enumerate(ev.benches.names):
@@ -631,6 +649,9 @@ def to_dict(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> dict:
         "build_seconds": ev.build_seconds,
         "nochange_seconds": {"mean": float(np.mean(ev.seconds)), "max": float(np.max(ev.seconds))},
         "stopped_by_budget": ev.stopped_by_budget,
+        "false_fail_by_series": {
+            k: float(x) for k, x in zip(ev.data.names, ev.false_by_series, strict=True) if x > 0
+        },
         "methods": [
             {
                 "label": mth.label,
