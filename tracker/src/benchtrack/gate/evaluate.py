@@ -285,7 +285,9 @@ def evaluate(
         # (of the one-stage gate: the calibration searches alpha on the screening alone)
         if 0.01 < ff < 1 and confirm is None:
             a_eq = _calibrate(g, thresholds, ff, looks, exact, limit)
-            g_ff, g_det, g_stop, _ = _gate(g, thresholds, a_eq, looks, losses, exact, benches, limit)
+            g_ff, g_det, g_stop, _ = _gate(
+                g, thresholds, a_eq, looks, losses, exact, benches, limit
+            )
             note = f"mean {float(np.mean(g_stop)):.1f} rounds"
             label = f"benchtrack gate calibrated to alert {thr * 100:.0f}%'s false-fail"
             ev.matched.append(Method(label, g_ff, g_det, f"{note}, α' {a_eq:.3g} per job"))
@@ -578,9 +580,7 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
             f"{ev.gate.detect[0.10][i] * 100:.0f}% | {ev.gate.detect[0.20][i] * 100:.0f}% | "
             f"{action110.detect[0.10][i] * 100:.0f}% |"
         )
-    failing = [
-        (float(x), k) for x, k in zip(ev.false_by_series, d.names, strict=True) if x > 0
-    ]
+    failing = [(float(x), k) for x, k in zip(ev.false_by_series, d.names, strict=True) if x > 0]
     if failing:
         lines += [
             "",
