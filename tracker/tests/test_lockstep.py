@@ -233,13 +233,19 @@ def test_exit_code_of_a_worker_is_reported(tmp_path: Path) -> None:
 @pytest.mark.parametrize("flip", [False, True])
 def test_pairs_alternate_abba(tmp_path: Path, flip: bool) -> None:
     order_log = tmp_path / "order.log"
-    workers = pair_of(tmp_path, [bench("t/a")], [bench("t/a")], order_log=str(order_log))
+    two = [bench("t/a"), bench("t/b")]
+    workers = pair_of(tmp_path, two, two, order_log=str(order_log))
     lockstep.measure(workers, lockstep.Plan(pairs=8, seconds=30), flip=flip, timeout=60)
     lines = [line.split() for line in order_log.read_text().splitlines()]
-    # One call each (base, then head) to size the steps.
-    assert lines[:2] == [["base", "t/a", "1"], ["head", "t/a", "1"]]
-    steps = lines[2:]
-    assert len(steps) == 16
+    # One call each to size the steps, the round's first side first (base, or head with flip),
+    # as it is the first to go on to the next benchmark and warm it up: the side warmed up last
+    # alternates with the rounds' order, never always the same one.
+    first, second = ("head", "base") if flip else ("base", "head")
+    for k, name in enumerate(("t/a", "t/b")):
+        at = 18 * k
+        assert lines[at : at + 2] == [[first, name, "1"], [second, name, "1"]]
+    steps = lines[2:18]
+    assert len(steps) == 16 and len(lines) == 36
     assert len({n for *_, n in steps}) == 1  # the same n on both sides, all round
     ab, ba = ["base", "head"], ["head", "base"]
     expected = [ab, ba, ba, ab] * 2

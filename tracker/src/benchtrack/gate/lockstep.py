@@ -258,7 +258,10 @@ def measure(
         while cur["base"] or cur["head"]:
             b, h = cur["base"], cur["head"]
             if b and h and b.name == h.name:
-                sides = ["base", "head"]
+                # The round's first side first, here too: the side warmed up (and calibrated)
+                # last starts the benchmark's pairs fresher from its warm-up, and that must
+                # not be one side every time (the round's process pairs alternate `flip`).
+                sides = ["head", "base"] if flip else ["base", "head"]
             elif h is None or (b is not None and b.name < h.name):
                 sides = ["base"]
             else:
@@ -319,7 +322,7 @@ def _pairs(
         single = max(single, t[0] * 1e-9)
     n = max(1, round(plan.step / single)) if single > 0 else 1
     stepped = Stepped(first.name, first.unit)
-    sides = list(workers)
+    sides = [s for s in ("base", "head") if s in workers]  # ABBA from base, or from head: flip
     budget = plan.seconds_for(first.name)
     started = time.monotonic()
     for p in range(plan.pairs):
