@@ -145,12 +145,12 @@ def test_every_suite_is_slowed_at_every_level_counted_and_not() -> None:
 
 def test_the_other_kind_covers_every_blind_spot_of_the_counts() -> None:
     # A blocking call in async code, a syscall, an fsync, a contended lock, lost parallelism and
-    # a cache-hostile layout: each at least the loss the gate must catch, none overlapping the
-    # work-kind slowdowns (one benchmark, one cause).
+    # a cache-hostile access order: each at least the loss the gate must catch, none overlapping
+    # the work-kind slowdowns (one benchmark, one cause).
     kinds = {s.wait.split(":")[0] for s in slows(WAIT_PATCHES)}
     assert kinds == {
         "a blocking call in async code", "a syscall per entry", "an fsync per write",
-        "a contended lock", "lost parallelism", "a cache-hostile memory layout",
+        "a contended lock", "lost parallelism", "a cache-hostile access order",
     }  # fmt: skip
     assert all(s.loss >= check.REQUIRED for s in slows(WAIT_PATCHES))
     work = [s.glob for s in slows(PATCHES)]
