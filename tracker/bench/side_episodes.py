@@ -1,0 +1,86 @@
+"""Episodes on an A/A recording: rounds in a row where one benchmark's one side ran apart.
+
+    uv run --frozen python tracker/bench/side_episodes.py RECORDING.json [...] [--min-rounds K]
+
+Under A/A a round's log-ratio (head over base, the values the gate judges) scatters around 0.
+An episode is K or more rounds in a row (3 by default, at most half the rounds) whose
+log-ratios all lie on one side of the other rounds' median, each more than 4 robust sd of those
+(1.4826 x their median absolute deviation) from it, and whose mean differs from theirs by at
+least --min-shift (5% by default, the gate's threshold): a side slower in every process of
+those rounds, which neither more pairs nor more processes average away, and which a pseudo-PR
+drawn inside it reads as a change. Per series, the run that stands out most (Welch's t of its
+mean against the other rounds'): its rounds
+(1-based), its mean shift against the other rounds and the side that was slower then. A state
+held for about half the recording reads the same either way round: the run named is then the
+one of the two that stands out more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from benchtrack.gate import aa
+
+Z = 4.0
+
+
+def episodes(
+    data: aa.AAData, min_rounds: int, min_shift: float
+) -> list[tuple[str, int, int, float, str]]:
+    """Per series, its most distinct run if one qualifies: (series, first round, last round
+    (0-based), mean shift of the run against the other rounds in log-ratio, the slower side)."""
+    found = []
+    for i, name in enumerate(data.names):
+        lr = np.log(data.values["head"][i]) - np.log(data.values["base"][i])
+        n = len(lr)
+        if n < 2 * min_rounds or not np.all(np.isfinite(lr)):
+            continue
+        best = None
+        for first in range(n):
+            for last in range(first + min_rounds - 1, min(n, first + n // 2)):
+                inside = lr[first : last + 1]
+                rest = np.r_[lr[:first], lr[last + 1 :]]
+                centre = float(np.median(rest))
+                sd = 1.4826 * float(np.median(np.abs(rest - centre))) + 1e-4
+                away = (inside - centre) / sd
+                if not (np.all(away > Z) or np.all(away < -Z)):
+                    continue
+                shift = float(np.mean(inside) - np.mean(rest))
+                spread = np.var(inside, ddof=1) / len(inside) + np.var(rest, ddof=1) / len(rest)
+                score = abs(shift) / math.sqrt(spread)  # Welch's t: a homogeneous run wins
+                if abs(shift) >= math.log1p(min_shift) and (best is None or score > best[0]):
+                    best = (score, first, last, shift)
+        if best is not None:
+            _, first, last, shift = best
+            slower = "base" if (shift > 0) == bool(data.bigger[i]) else "head"
+            found.append((name, first, last, shift, slower))
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("recordings", nargs="+", type=Path)
+    p.add_argument("--min-rounds", type=int, default=3)
+    p.add_argument(
+        "--min-shift", type=float, default=0.05, help="the smallest shift shown (default 0.05)"
+    )
+    args = p.parse_args(argv)
+    for path in args.recordings:
+        data = aa.load_parts(path)[0]
+        rows = episodes(data, args.min_rounds, args.min_shift)
+        print(f"{path.name}: {data.rounds} rounds, {len(data.names)} series, {len(rows)} episodes")
+        for name, first, last, shift, slower in rows:
+            print(
+                f"  {name}: rounds {first + 1}-{last + 1}, {slower} slower, "
+                f"shift {np.expm1(abs(shift)) * 100:.1f}%"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
