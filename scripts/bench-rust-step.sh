@@ -28,10 +28,12 @@ for name, exe in sorted(exes):
 # a state that outlived the processes, so one the side keeps, and the bench binaries' page cache
 # pages are the part of it that a benchmark's speed can hang on. With a copy a process, the code
 # sits in pages of its own: such a state is one process's of the round's eight.
-shm=/dev/shm
-[ -d "$shm" ] && [ -w "$shm" ] || shm=${TMPDIR:-/tmp}
-copies=$(mktemp -d "$shm/bench-rust-step.XXXXXX")
+copies=$(mktemp -d /dev/shm/bench-rust-step.XXXXXX 2>/dev/null) || copies=
 trap 'rm -rf "$copies"' EXIT
+if [ -z "$copies" ] || ! { cp /bin/true "$copies/" && "$copies/true"; } 2>/dev/null; then
+  rm -rf "$copies" # no tmpfs, or one mounted noexec: the temporary directory, on disk
+  copies=$(mktemp -d "${TMPDIR:-/tmp}/bench-rust-step.XXXXXX")
+fi
 trap 'exit 143' TERM # the runner stops a worker with SIGTERM: the copies go with it
 for exe in "${exes[@]}"; do
   copy="$copies/$(basename "$exe")"

@@ -243,3 +243,22 @@ def test_pytest_worker_serves_every_benchmark_in_one_process(tmp_path):
     assert out.exit_codes == {"base": 1, "head": 1}  # pytest's own: a test failed
     log = (tmp_path / "base.log").read_text()
     assert "1 failed, 3 passed, 1 deselected" in log
+
+
+def test_a_worker_runs_a_private_copy_of_each_binary_and_removes_it_on_exit(tmp_path):
+    # The side's build outlives its workers (and its page cache with it); each worker runs its
+    # binaries from copies of its own, gone when it exits.
+    binary = tmp_path / "bench"
+    binary.write_text("#!/bin/sh\necho ran\n")
+    binary.chmod(0o755)
+    code = (
+        "import sys, subprocess\n"
+        "from benchtrack.stepworker import private_copy\n"
+        f"a = private_copy({str(binary)!r}); b = private_copy({str(binary)!r})\n"
+        "print(a); print(a == b); print(subprocess.run([a], capture_output=True, text=True).stdout)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    copy, same, ran = done.stdout.splitlines()[:3]
+    assert Path(copy) != binary and Path(copy).name == "bench"
+    assert same == "True" and ran == "ran"  # one copy per binary, and it runs
+    assert not Path(copy).exists() and not Path(copy).parent.exists()

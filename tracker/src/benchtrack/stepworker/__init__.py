@@ -21,11 +21,14 @@ list the benchmarks into a manifest) and `targets(args)` (the benchmarks to serv
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +52,32 @@ class Target:
     # A harness started afresh each step needs no warm-up step of its own: the gate's first
     # `run 1` checks that it runs (a failure there is that benchmark's error too).
     warm_up: bool = True
+
+
+_COPIES: dict[str, str] = {}
+
+
+def private_copy(binary: str) -> str:
+    """A copy of `binary` for this worker process alone, in memory (tmpfs) where there is one,
+    removed when the worker exits. A side's build outlives its workers, and so does the page
+    cache behind its binaries' code: a state of those pages (where they landed, once read back
+    after the kernel reclaimed them) then slows one side in every round for as long as it lasts,
+    which reads as a change (tracker/GATE.md, "What a side keeps"). Run from a copy, the code is
+    in pages of this worker's own, new each round."""
+    if binary not in _COPIES:
+        shm = Path("/dev/shm")
+        usable = (
+            shm.is_dir()
+            and os.access(shm, os.W_OK)
+            and not os.statvfs(shm).f_flag & os.ST_NOEXEC  # some mount it noexec
+        )
+        where = shm if usable else None
+        scratch = tempfile.mkdtemp(prefix="benchtrack-step-", dir=where)
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+        copy = Path(scratch) / Path(binary).name
+        shutil.copy2(binary, copy)
+        _COPIES[binary] = str(copy)
+    return _COPIES[binary]
 
 
 def selected(names: Iterable[str]) -> list[str]:

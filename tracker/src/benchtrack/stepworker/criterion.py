@@ -31,6 +31,7 @@ from benchtrack.stepworker import (
     StepFailed,
     Target,
     build_log,
+    private_copy,
     read_manifest,
     run,
     run_stdout,
@@ -160,6 +161,7 @@ def targets(args: argparse.Namespace) -> list[Target]:
     atexit.register(shutil.rmtree, home, ignore_errors=True)
     out = []
     for e in read_manifest(Path(args.dir) / "manifest.json")["binaries"]:
+        e = {**e, "binary": private_copy(e["binary"])} if e["names"] else e
         for name in e["names"]:
             if args.kind == "libtest":
                 step = _libtest_step(e["binary"], name)

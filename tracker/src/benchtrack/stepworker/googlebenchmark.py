@@ -17,7 +17,15 @@ import os
 import re
 from pathlib import Path
 
-from benchtrack.stepworker import StepFailed, Target, build_log, read_manifest, run, write_manifest
+from benchtrack.stepworker import (
+    StepFailed,
+    Target,
+    build_log,
+    private_copy,
+    read_manifest,
+    run,
+    write_manifest,
+)
 
 _NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 _META = re.compile(r"([\\.+*?()|\[\]{}^$])")
@@ -54,7 +62,7 @@ def targets(args: argparse.Namespace) -> list[Target]:
         for name in e["names"]:
             scratch = Path(args.dir) / f"step-{os.getpid()}.json"  # one per worker process
             atexit.register(scratch.unlink, missing_ok=True)
-            step = _stepper(e["binary"], name, args.min_time, scratch)
+            step = _stepper(private_copy(e["binary"]), name, args.min_time, scratch)
             out.append(Target(f"{args.suite}/{name}", step, warm_up=False))
     return out
 

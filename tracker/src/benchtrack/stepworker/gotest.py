@@ -17,7 +17,15 @@ import argparse
 import re
 from pathlib import Path
 
-from benchtrack.stepworker import StepFailed, Target, build_log, read_manifest, run, write_manifest
+from benchtrack.stepworker import (
+    StepFailed,
+    Target,
+    build_log,
+    private_copy,
+    read_manifest,
+    run,
+    write_manifest,
+)
 
 _BENCH_FUNC = re.compile(r"^func Benchmark", re.MULTILINE)
 _META = re.compile(r"([\\.+*?()|\[\]{}^$])")
@@ -92,7 +100,8 @@ def targets(args: argparse.Namespace) -> list[Target]:
     for e in entries:
         for name in e["names"]:
             full = f"{args.suite}/{e['pkg']}/{name}" if several else f"{args.suite}/{name}"
-            out.append(Target(full, _stepper(e["binary"], e["dir"], name), warm_up=False))
+            step = _stepper(private_copy(e["binary"]), e["dir"], name)
+            out.append(Target(full, step, warm_up=False))
     return out
 
 
