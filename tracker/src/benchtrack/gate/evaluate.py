@@ -622,6 +622,7 @@ def combined_markdown(c: Combined) -> str:
     ]
     for label, key, fmt in rows:
         mean, lo, hi = interval95(figs[key])
+        lo = max(lo, 0.0)  # every figure here is a rate or a count: none is below 0
         cells = " | ".join(fmt(x) for x in figs[key])
         span = f"{fmt(mean)} [{fmt(lo)}, {fmt(hi)}]" if n > 1 else fmt(mean)
         lines.append(f"| {label} | {cells} | {span} |")
