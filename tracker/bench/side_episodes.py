@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchtrack.errors import BadInput
 from benchtrack.gate import aa
 
 Z = 4.0
@@ -71,7 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     for path in args.recordings:
-        data = aa.load_parts(path)[0]
+        try:
+            data = aa.load_parts(path)[0]
+        except BadInput as e:
+            print(f"side_episodes: error: {e}", file=sys.stderr)
+            return 2
         rows = episodes(data, args.min_rounds, args.min_shift)
         print(f"{path.name}: {data.rounds} rounds, {len(data.names)} series, {len(rows)} episodes")
         for name, first, last, shift, slower in rows:
