@@ -313,7 +313,8 @@ def _gate(
     benches: Benchmarks,
     limit: np.ndarray,
 ) -> tuple[float, dict[float, np.ndarray], np.ndarray]:
-    """(false-fail rate of one job, detection per loss per benchmark, rounds used) on `g`."""
+    """(false-fail rate of one job, detection per loss per benchmark, rounds used, each series'
+    share of the PRs it fails) on `g`."""
     codes, stop, _ = v.sequential(g, thresholds, alpha, looks, exact, limit)
     ff = float(np.mean(np.any(codes == v.REGRESSED_C, axis=-1)))
     by_series = np.mean(codes == v.REGRESSED_C, axis=0)
