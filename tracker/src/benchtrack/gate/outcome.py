@@ -210,7 +210,7 @@ def analyse(
         level = v.per_look_alpha(share / cfg.jobs, v.tested(len(names), exact), len(looks))
         iv = v.interval(g, level, exact)
         worse, better = v.band(thresholds)
-        codes = v.decide(iv, worse, better)
+        codes = v.decide(iv, worse, better, exact)
         can_stop = bool(v.can_stop(iv, worse, better, level, looks[-1], exact))
         primary = _primaries(names)
         disagrees = _disagreements(names, iv)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from benchtrack.gate import verdict as v
 from benchtrack.gate.config import Confirm
@@ -134,12 +133,5 @@ def _open(
 ) -> np.ndarray:
     """The confirmation's series still worth more rounds (verdict.can_stop's rule, per series,
     at a level per PR)."""
-    n = np.maximum(iv.n, 1)
-    with np.errstate(invalid="ignore"):
-        scale = (
-            special.stdtrit(max(last - 1, 1), 1 - level[..., None])
-            / special.stdtrit(np.maximum(n - 1, 1), 1 - level[..., None])
-            * np.sqrt(n / last)
-        )
-        projected = iv.mean + (iv.hi - iv.lo) / 2 * scale < worse
+    projected = v.could_become_regressed(iv, worse, level[..., None], last)
     return (code == v.INCONCLUSIVE_C) & (projected | (iv.n < v.MIN_ROUNDS))
