@@ -90,7 +90,7 @@ def decide(
     its interval the rounds' range) only when its whole range is beyond the band."""
     code = np.full(iv.mean.shape, INCONCLUSIVE_C, dtype=np.int8)
     code[(iv.lo > worse) & (iv.hi < better)] = UNCHANGED_C
-    ranged = np.zeros(iv.mean.shape, dtype=bool) if exact is None else np.broadcast_to(exact, iv.mean.shape)
+    ranged = np.broadcast_to(False if exact is None else exact, iv.mean.shape)
     regressed = np.where(ranged, iv.hi < worse, (iv.hi < 0) & (iv.mean <= worse))
     improved = np.where(ranged, iv.lo > better, (iv.lo > 0) & (iv.mean >= better))
     code[regressed] = REGRESSED_C
