@@ -10,7 +10,8 @@ import numpy as np
 
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, EXIT_REGRESSION
 from benchtrack.gate import verdict as v
-from benchtrack.gate.config import COUNTED, GateConfig, split_key
+from benchtrack.gate.config import GateConfig, split_key
+from benchtrack.suites import COUNTED
 from benchtrack.gate.model import Rounds, SuiteFailure
 from benchtrack.gate.skip import REASON
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED

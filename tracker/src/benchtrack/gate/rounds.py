@@ -28,7 +28,7 @@ from pathlib import Path
 from benchtrack import ingest
 from benchtrack.errors import BadInput
 from benchtrack.gate import lockstep
-from benchtrack.gate.config import COUNTED, Suite
+from benchtrack.suites import COUNTED, Suite
 from benchtrack.gate.model import Meta, Rounds, SuiteFailed, SuiteFailure
 from benchtrack.gate.worktree import Checkout
 from benchtrack.machine_load import NeighbourMeter
