@@ -18,11 +18,11 @@ import orjson
 import pytest
 
 from benchtrack import cli
+from benchtrack.commands.gate_selftest import load_patches
 from benchtrack.errors import BadInput
 from benchtrack.gate import config
 from benchtrack.gate.model import SuiteFailure
 from benchtrack.gate.outcome import Outcome, Row
-from benchtrack.commands.gate_selftest import load_patches
 from benchtrack.selftest import branch, check, patches, report
 from benchtrack.selftest.patches import LOSSES, Patch, Slow, divisor, render, slows
 
@@ -200,10 +200,16 @@ def test_the_patches_file_is_data_the_mechanism_reads(tmp_path) -> None:
         (PATCHES_FILE.replace("loss = 0.10", "loss = 0.3"), "work[0].slows[0].loss"),
         (PATCHES_FILE.replace('path = "a.py"\n', ""), "work[0].path"),
         (PATCHES_FILE.replace("[[work.hunk]]", "[[work.hunks]]"), "work[0].hunks"),
-        (PATCHES_FILE.replace("loss = 0.10 }", 'loss = 0.10, wait = "x" }'), "work[0].slows[0].wait"),
+        (
+            PATCHES_FILE.replace("loss = 0.10 }", 'loss = 0.10, wait = "x" }'),
+            "work[0].slows[0].wait",
+        ),
         (PATCHES_FILE.split("[[work.hunk]]")[0], "work[0].hunk"),
         (PATCHES_FILE.replace("[[work]]", "[[slow]]").replace("work.", "slow."), "slow"),
-        (PATCHES_FILE.replace("[[work]]", "[[wait]]").replace("work.", "wait."), "wait[0].slows[0].wait"),
+        (
+            PATCHES_FILE.replace("[[work]]", "[[wait]]").replace("work.", "wait."),
+            "wait[0].slows[0].wait",
+        ),
     ],
 )
 def test_a_bad_patches_file_is_exit_2_naming_the_file_and_field(tmp_path, text, field) -> None:

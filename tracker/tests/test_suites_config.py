@@ -104,7 +104,11 @@ def test_a_suite_measured_in_parts_has_a_gate_suite_per_part() -> None:
     assert (one.cpus, threads.cpus) == ("one", "all")
     assert one.env == {"BENCH_FILTER": "^c/single/"}  # env given: it replaces the suite's
     # a part leaving keys out gets the suite's command, adapter, raw and env
-    assert (rss.adapter, rss.command, rss.raw) == ("googlebenchmark", "./bench --benchmark_format=json > out.json", "out.json")
+    assert (rss.adapter, rss.command, rss.raw) == (
+        "googlebenchmark",
+        "./bench --benchmark_format=json > out.json",
+        "out.json",
+    )
     assert rss.env == {"C_FLAGS": "-O2"} and rss.timeout == 60
     assert suites.parse(tomllib.loads(PARTS), "t").bench.keys() == {"c"}  # bench-local: one
 
@@ -117,9 +121,18 @@ def test_a_suite_measured_in_parts_has_a_gate_suite_per_part() -> None:
         (PARTS.replace('name = "c-rss"', 'name = "C RSS"'), "bench.suites.c.gate[2].name"),
         (PARTS.replace("timeout = 60", "timeout = 0"), "bench.suites.c.gate[2].timeout"),
         (PARTS.replace("timeout = 60", "rawz = 1"), "bench.suites.c.gate[2].rawz"),
-        (PARTS + '[bench.suites.c-rss]\nadapter = "bmf"\ncommand = "x"\nraw = "y"\n', "bench.suites.c.gate[2].name"),
-        (CONFIG.replace('command = "./step"', 'command = "./step"\nadapter2 = 1'), "bench.suites.c.gate.adapter2"),
-        (CONFIG.replace('adapter = "lockstep"', 'adapter = "junit"'), "bench.suites.c.gate.adapter"),
+        (
+            PARTS + '[bench.suites.c-rss]\nadapter = "bmf"\ncommand = "x"\nraw = "y"\n',
+            "bench.suites.c.gate[2].name",
+        ),
+        (
+            CONFIG.replace('command = "./step"', 'command = "./step"\nadapter2 = 1'),
+            "bench.suites.c.gate.adapter2",
+        ),
+        (
+            CONFIG.replace('adapter = "lockstep"', 'adapter = "junit"'),
+            "bench.suites.c.gate.adapter",
+        ),
         (CONFIG + "[gate]\nsuites = ['c', 'nope']\n", "suites"),
         ("", "bench.suites"),
     ],
@@ -198,7 +211,9 @@ def _documented() -> dict[str, object]:
     rows = re.findall(r"^\| `([^`]+)` \| `?([^`|]+?)`? \|", section, re.M)
     assert rows, "the table of defaults"
     return {
-        key.removeprefix(GATE_TABLE): None if value == "none" else tomllib.loads(f"v = {value}")["v"]
+        key.removeprefix(GATE_TABLE): None
+        if value == "none"
+        else tomllib.loads(f"v = {value}")["v"]
         for key, value in rows
     }
 

@@ -267,7 +267,9 @@ def _gate_suite(v: Checker, b: Suite, name: str, t: dict[str, Any], where: str) 
         raise BadInput(source, f"{where}.cpu_time", expected, suite.cpu_time)
     allowed = tuple(STEP_CLOCKS) if adapter == "lockstep" else ("time", COUNTED)
     if series not in allowed:
-        why = "a lockstep suite times steps" if adapter == "lockstep" else "CPU time is a step clock"
+        why = (
+            "a lockstep suite times steps" if adapter == "lockstep" else "CPU time is a step clock"
+        )
         expected = f"{' or '.join(repr(a) for a in allowed)} ({why})"
         raise BadInput(source, f"{where}.series", expected, series)
     return suite

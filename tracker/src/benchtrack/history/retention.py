@@ -22,10 +22,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchtrack.errors import BadInput
-from benchtrack.history.scan import Scanned
 from benchtrack import config
 from benchtrack.config import CONFIG_NAME
+from benchtrack.errors import BadInput
+from benchtrack.history.scan import Scanned
 
 __all__ = ["CONFIG_NAME", "Retention", "load", "parse"]
 DAY_MS = 86_400_000

@@ -118,7 +118,9 @@ def load(path: Path) -> dict[str, tuple[Patch, ...]]:
     out = {}
     for kind in KINDS:
         items = enumerate(v.array(data.get(kind, []), kind))
-        out[kind] = tuple(_patch(v, v.table(x, f"{kind}[{i}]"), f"{kind}[{i}]", kind) for i, x in items)
+        out[kind] = tuple(
+            _patch(v, v.table(x, f"{kind}[{i}]"), f"{kind}[{i}]", kind) for i, x in items
+        )
     if not any(out.values()):
         raise BadInput(path, None, f"at least one [[{KINDS[0]}]] or [[{KINDS[1]}]] patch")
     return out
@@ -133,7 +135,10 @@ def _patch(v: Checker, t: dict[str, object], where: str, kind: str) -> Patch:
         hunks.append((v.string(h, "old", f"{where}.hunk[{i}]"), _text(v, h, f"{where}.hunk[{i}]")))
     if not hunks:
         raise v.fail(f"{where}.hunk", "at least one [[...hunk]] with `old` and `new`", [])
-    slows = tuple(_slow(v, v.table(s, f"{where}.slows[{i}]"), f"{where}.slows[{i}]", kind) for i, s in enumerate(v.array(t.get("slows", []), f"{where}.slows")))
+    slows = tuple(
+        _slow(v, v.table(s, f"{where}.slows[{i}]"), f"{where}.slows[{i}]", kind)
+        for i, s in enumerate(v.array(t.get("slows", []), f"{where}.slows"))
+    )
     places = tuple(
         v.string({"w": w}, "w", f"{where}.where[{i}]")
         for i, w in enumerate(v.array(t.get("where", []), f"{where}.where"))
