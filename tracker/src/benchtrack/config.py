@@ -21,9 +21,10 @@ from benchtrack.tomlcheck import read_toml
 CONFIG_NAME = "benchtrack.toml"
 
 
-def read(path: Path, *, required: bool) -> dict[str, Any]:
-    """The document at `path` (a missing file is {} unless `required`), the old form refused."""
-    data = read_toml(path, f"a config file ({CONFIG_NAME}, not found)" if required else None)
+def read(path: Path, missing: str | None = None) -> dict[str, Any]:
+    """The document at `path`, the old form refused. A missing file is {} when `missing` is None,
+    else BadInput expecting `missing` (what the caller needed from it)."""
+    data = read_toml(path, missing)
     refuse_old(data, str(path))
     return data
 

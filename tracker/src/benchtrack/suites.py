@@ -188,7 +188,8 @@ def parse(data: dict[str, Any], source: str) -> Suites:
 
 def load(path: Path) -> dict[str, Suite]:
     """The suites to measure: at least one, or BadInput naming the file and `bench.suites`."""
-    suites = parse(config.read(path, required=True), str(path)).bench
+    data = config.read(path, "the suites' [bench.suites.<name>] tables (not found)")
+    suites = parse(data, str(path)).bench
     if not suites:
         raise BadInput(path, "bench.suites", "at least one [bench.suites.<name>] table")
     return suites
@@ -196,7 +197,7 @@ def load(path: Path) -> dict[str, Suite]:
 
 def order(path: Path) -> tuple[str, ...]:
     """The declared suites' names in file order; () without the file or the tables."""
-    return tuple(parse(config.read(path, required=False), str(path)).bench)
+    return tuple(parse(config.read(path), str(path)).bench)
 
 
 def _env(v: Checker, t: dict[str, Any], where: str) -> dict[str, str]:

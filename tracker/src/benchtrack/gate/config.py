@@ -122,7 +122,7 @@ class GateConfig:
 
 
 def load(path: Path) -> GateConfig:
-    return parse(config.read(path, required=True), str(path))
+    return parse(config.read(path, f"a gate config file ({CONFIG_NAME}, not found)"), str(path))
 
 
 def parse(data: dict[str, Any], source: str) -> GateConfig:

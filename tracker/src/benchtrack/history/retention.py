@@ -45,7 +45,8 @@ class Retention:
 def load(path: Path, *, required: bool = False) -> Retention | None:
     """The retention `path` configures; None (keep everything) when it has no
     `[history.retention]`, or when the file is absent and not `required`."""
-    return parse(config.read(path, required=required), str(path))
+    missing = f"a config file ({CONFIG_NAME}, not found)" if required else None
+    return parse(config.read(path, missing), str(path))
 
 
 def parse(data: dict[str, Any], source: str) -> Retention | None:
