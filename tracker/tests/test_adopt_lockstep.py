@@ -231,7 +231,7 @@ def test_an_adopters_gate_set_up_by_init_measures_each_side_in_lockstep(tmp_path
     git(repo, "config", "user.email", "dev@example.com")
     benchtrack(repo, "init", "--action", ACTION)
     config = (repo / "benchtrack.toml").read_text()
-    assert f'[suites.{kind if kind != "go" else "go"}]\nadapter = "lockstep"' in config
+    assert f'[bench.suites.{kind}.gate]\nadapter = "lockstep"' in config
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "track the benchmarks with benchtrack")
 

@@ -140,7 +140,8 @@ def test_every_series_can_fail_and_the_old_gating_table_is_refused() -> None:
     suites = {"s": {"command": "true", "adapter": "criterion", "raw": "r"}}
     with pytest.raises(BadInput, match=r"gate\.gating") as refused:
         config.parse(
-            {"gate": {"gating": {"rust/streams/*": "instructions"}}, "suites": suites}, "t"
+            {"gate": {"gating": {"rust/streams/*": "instructions"}}, "bench": {"suites": suites}},
+            "t",
         )
     assert refused.value.exit_code == 2 and "every series" in str(refused.value)
 

@@ -190,10 +190,12 @@ GATE_CONFIG = """\
 [gate]
 rounds = 3
 
-[suites.fixture]
+[bench.suites.fixture]
 adapter = "perl"
 raw = "out/perl.json"
 command = "bash bench.sh"
+
+[bench.suites.fixture.gate]
 timeout = 60
 """
 GATE_BENCH = """\

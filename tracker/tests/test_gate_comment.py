@@ -217,11 +217,14 @@ def test_a_huge_gate_stays_under_githubs_comment_limit(tmp_path):
 def test_the_self_tests_comment_names_the_slowed_function_of_every_counted_regression(tmp_path):
     """The gate's own gate.json from a `cargo make gate-selftest` (shipped: recordings/README.md):
     for every counted benchmark it regressed, the comment's row names the function the patch
-    made do more work (selftest/patches.py, `where`) among its top 3."""
+    made do more work (tracker/bench/selftest-patches.toml, `where`) among its top 3."""
     import fnmatch
     import shutil
 
-    from benchtrack.selftest.patches import PATCHES, slows
+    from benchtrack.commands.gate_selftest import load_patches
+    from benchtrack.selftest.patches import slows
+
+    work = load_patches(Path(__file__).parents[2])["work"]
 
     recording = Path(__file__).parents[1] / "bench/recordings/gate-selftest-s3.gate.json"
     target = tmp_path / "gate-local-2cpu" / "gate.json"
@@ -241,6 +244,6 @@ def test_the_self_tests_comment_names_the_slowed_function_of_every_counted_regre
     ]
     assert len(counted) == 9
     for name in counted:
-        slow = next(s for s in slows(PATCHES) if fnmatch.fnmatchcase(name.split(" (")[0], s.glob))
+        slow = next(s for s in slows(work) if fnmatch.fnmatchcase(name.split(" (")[0], s.glob))
         top = [cell.split("`")[1] for cell in rows[name].split(" · ")]
         assert 1 <= len(top) <= 3 and any(w in f for f in top for w in slow.where), (name, top)

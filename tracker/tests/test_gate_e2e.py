@@ -27,11 +27,13 @@ alpha = 0.01
 rounds = 10
 looks = [6]
 
-[suites.fixture]
+[bench.suites.fixture]
 adapter = "perl"
 raw = "target/bench/raw/perl/perl.json"
 build = "perl -c bench.pl"
 command = "perl bench.pl target/bench/raw/perl/perl.json"
+
+[bench.suites.fixture.gate]
 timeout = 60
 """
 
@@ -282,7 +284,7 @@ def test_the_time_budget_ends_the_rounds_at_a_look(repo: Path, tmp_path: Path) -
     script.write_text(WOBBLE)
     config = tmp_path / "wobble.toml"
     config.write_text(
-        '[gate]\nrounds = 12\nlooks = [3, 6]\n[suites.wobble]\nadapter = "perl"\n'
+        '[gate]\nrounds = 12\nlooks = [3, 6]\n[bench.suites.wobble]\nadapter = "perl"\n'
         f'raw = "target/wobble.json"\ncommand = "perl {script}"\n'
     )
     code, doc, text = gate(repo, "--config", str(config), "--base", "c1", "--head", "c1")
@@ -307,7 +309,8 @@ def test_a_screened_candidate_is_confirmed_in_rounds_of_its_own(repo: Path) -> N
     config = CONFIG.replace("alpha = 0.01\n", "alpha = 0.000001\n")
     config = config.replace("rounds = 10\nlooks = [6]\n", "rounds = 3\nlooks = []\n")
     config = config.replace(
-        "[suites.fixture]", "[gate.confirm]\nrounds = 24\nlooks = []\nmost = 3\n\n[suites.fixture]"
+        "[bench.suites.fixture]",
+        "[gate.confirm]\nrounds = 24\nlooks = []\nmost = 3\n\n[bench.suites.fixture]",
     )
     git(repo, "checkout", "-q", "-b", "confirm", "c1")
     commit(repo, "two-stage config", {"benchtrack.toml": config})

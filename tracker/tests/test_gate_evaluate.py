@@ -101,7 +101,7 @@ def test_benchmarks_below_the_goal_say_why(tmp_path: Path, capsys: pytest.Captur
     cfg.write_text(
         '[gate]\nrounds = 12\nlooks = [6, 9]\n[gate.notes]\n"*" = "everything is noisy here"\n'
         '"python/fileio/*" = "bound by the kernel page cache"\n'
-        '[suites.x]\ncommand = "true"\nadapter = "pytest"\nraw = "r.json"\n'
+        '[bench.suites.x]\ncommand = "true"\nadapter = "pytest"\nraw = "r.json"\n'
     )
     md = tmp_path / "evaluation.md"
     args = ["evaluate", *map(str, RECORDED), "--parts", "--prs", "50", "--config", str(cfg)]
@@ -125,11 +125,11 @@ def test_benchmarks_below_the_goal_say_why(tmp_path: Path, capsys: pytest.Captur
 def test_a_note_must_be_text() -> None:
     from benchtrack.gate import config
 
-    suite = {"x": {"command": "true", "adapter": "pytest", "raw": "r.json"}}
+    suite = {"suites": {"x": {"command": "true", "adapter": "pytest", "raw": "r.json"}}}
     with pytest.raises(BadInput) as e:
-        config.parse({"gate": {"notes": {"rust/*": 3}}, "suites": suite}, "benchtrack.toml")
+        config.parse({"gate": {"notes": {"rust/*": 3}}, "bench": suite}, "benchtrack.toml")
     assert e.value.field == "gate.notes.'rust/*'"
-    cfg = config.parse({"gate": {"notes": {"rust/*": " timer-bound "}}, "suites": suite}, "t")
+    cfg = config.parse({"gate": {"notes": {"rust/*": " timer-bound "}}, "bench": suite}, "t")
     assert cfg.note_for("rust/a/b") == "timer-bound" and cfg.note_for("python/a") == ""
 
 

@@ -25,11 +25,13 @@ CONFIG = """\
 rounds = 3
 {skip}
 
-[suites.never]
+[bench.suites.never]
 adapter = "perl"
 raw = "out.json"
 build = "echo cannot build >&2; exit 9"
 command = "true"
+
+[bench.suites.never.gate]
 timeout = 30
 """
 LINE = "skipped: only paths that cannot affect performance changed ({} files)"
@@ -173,6 +175,7 @@ def test_bad_skip_paths_are_exit_2_naming_the_file_and_field(repo, value, field)
 
 
 def test_the_default_and_this_repositorys_globs_are_valid():
-    assert config.parse({"suites": {"s": {"adapter": "lockstep", "command": "x"}}}, "t").skip_paths
+    minimal = {"s": {"adapter": "perl", "command": "x", "raw": "r"}}
+    assert config.parse({"bench": {"suites": minimal}}, "t").skip_paths
     ours = config.load(Path(__file__).resolve().parents[2] / config.CONFIG_NAME).skip_paths
     assert set(skip.DEFAULT) <= set(ours)

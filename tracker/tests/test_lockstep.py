@@ -463,7 +463,13 @@ def test_paired_values_need_aligned_pairs() -> None:
 
 
 def _cfg(**suite) -> dict:
-    return {"suites": {"ls": {"adapter": "lockstep", "command": "bash step.sh", **suite}}}
+    """A bench suite `ls` (its raw output read by the perl adapter) whose gate table is `suite`
+    over a lockstep step worker."""
+    gate = {"adapter": "lockstep", "command": "bash step.sh", **suite}
+    return {"bench": {"suites": {"ls": {**BENCH, "gate": gate}}}}
+
+
+BENCH = {"adapter": "perl", "command": "true", "raw": "r.json"}
 
 
 def test_lockstep_suite_parses_without_raw() -> None:
@@ -475,23 +481,27 @@ def test_lockstep_suite_parses_without_raw() -> None:
     assert (defaults.pairs, defaults.pair_seconds) == (30, 1.0)
 
 
-def test_other_adapters_still_need_raw() -> None:
-    with pytest.raises(BadInput, match=r"suites\.ls\.raw"):
-        parse(_cfg(adapter="pytest"), "benchtrack.toml")
+def test_other_adapters_read_the_suites_raw_output_or_their_own() -> None:
+    assert parse(_cfg(adapter="pytest"), "benchtrack.toml").suites["ls"].raw == "r.json"
+    own = parse(_cfg(adapter="pytest", raw="x.json"), "benchtrack.toml").suites["ls"]
+    assert own.raw == "x.json" and own.command == "bash step.sh"
+    with pytest.raises(BadInput, match=r"bench\.suites\.ls\.raw"):
+        parse({"bench": {"suites": {"ls": {"adapter": "perl", "command": "x"}}}}, "t")
 
 
 def test_a_lockstep_suite_may_time_by_cpu_and_only_it() -> None:
     assert parse(_cfg(series="cpu"), "benchtrack.toml").suites["ls"].key("x/y") == "x/y (cpu)"
-    plain = {"suites": {"p": {"adapter": "pytest", "command": "x", "raw": "r", "series": "cpu"}}}
+    plain = {"bench": {"suites": {"p": {**BENCH, "gate": {"series": "cpu"}}}}}
     with pytest.raises(BadInput) as caught:
         parse(plain, "benchtrack.toml")
-    assert caught.value.field == "suites.p.series" and caught.value.got == "cpu"
+    assert caught.value.field == "bench.suites.p.gate.series" and caught.value.got == "cpu"
 
 
 def test_lockstep_times_steps_only() -> None:
-    with pytest.raises(BadInput, match=r"suites\.ls\.series") as caught:
+    with pytest.raises(BadInput, match=r"suites\.ls\.gate\.series") as caught:
         parse(_cfg(series="instructions"), "benchtrack.toml")
-    assert caught.value.field == "suites.ls.series" and caught.value.got == "instructions"
+    assert caught.value.field == "bench.suites.ls.gate.series"
+    assert caught.value.got == "instructions"
 
 
 def test_pair_seconds_may_be_a_table_of_globs() -> None:
@@ -502,7 +512,7 @@ def test_pair_seconds_may_be_a_table_of_globs() -> None:
     assert without_default.pair_seconds == 1.0
     with pytest.raises(BadInput) as caught:
         parse(_cfg(pair_seconds={"ls/x": "long"}), "benchtrack.toml")
-    assert caught.value.field == "suites.ls.pair_seconds.'ls/x'"
+    assert caught.value.field == "bench.suites.ls.gate.pair_seconds.'ls/x'"
 
 
 @pytest.mark.parametrize(
@@ -511,16 +521,16 @@ def test_pair_seconds_may_be_a_table_of_globs() -> None:
 def test_lockstep_plan_keys_are_checked(key: str, value: object) -> None:
     with pytest.raises(BadInput) as caught:
         parse(_cfg(**{key: value}), "benchtrack.toml")
-    assert caught.value.field == f"suites.ls.{key}"
+    assert caught.value.field == f"bench.suites.ls.gate.{key}"
     assert parse(_cfg(pairs=5), "benchtrack.toml").suites["ls"].pairs == 5  # 5 is the least
 
 
 @pytest.mark.parametrize(
     ("suite", "field"),
     [
-        ({"processes": 0}, "suites.ls.processes"),
-        ({"processes": 2.5}, "suites.ls.processes"),
-        ({"adapter": "perl", "raw": "out.json", "processes": 2}, "suites.ls.processes"),
+        ({"processes": 0}, "bench.suites.ls.gate.processes"),
+        ({"processes": 2.5}, "bench.suites.ls.gate.processes"),
+        ({"adapter": "perl", "raw": "out.json", "processes": 2}, "bench.suites.ls.gate.processes"),
     ],
 )
 def test_processes_are_a_lockstep_count_of_at_least_one(suite: dict, field: str) -> None:
@@ -1103,18 +1113,19 @@ def test_rust_harness_in_step_mode(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("table", "field"),
     [
-        ({"adapter": "lockstep", "command": "w", "cpus": "two"}, "suites.x.cpus"),
-        ({"adapter": "perl", "command": "w", "raw": "r", "cpus": "one"}, "suites.x.cpus"),
-        ({"adapter": "perl", "command": "w", "raw": "r", "cpu_time": ["*"]}, "suites.x.cpu_time"),
+        ({"adapter": "lockstep", "command": "w", "cpus": "two"}, "bench.suites.x.gate.cpus"),
+        ({"adapter": "perl", "cpus": "one"}, "bench.suites.x.gate.cpus"),
+        ({"adapter": "perl", "cpu_time": ["*"]}, "bench.suites.x.gate.cpu_time"),
         (
             {"adapter": "lockstep", "command": "w", "series": "cpu", "cpu_time": ["*"]},
-            "suites.x.cpu_time",
+            "bench.suites.x.gate.cpu_time",
         ),
     ],
 )
 def test_where_and_by_what_clock_a_suite_steps_is_checked(table: dict, field: str) -> None:
     with pytest.raises(BadInput) as refused:
-        parse({"suites": {"x": table}}, "benchtrack.toml")
+        parse({"bench": {"suites": {"x": {**BENCH, "gate": table}}}}, "benchtrack.toml")
     assert refused.value.field == field and refused.value.exit_code == 2
-    ok = parse({"suites": {"x": {"adapter": "lockstep", "command": "w"}}}, "benchtrack.toml")
+    lockstep_x = {**BENCH, "gate": {"adapter": "lockstep", "command": "w"}}
+    ok = parse({"bench": {"suites": {"x": lockstep_x}}}, "benchtrack.toml")
     assert ok.suites["x"].cpus == "all" and ok.suites["x"].clock == "wall"

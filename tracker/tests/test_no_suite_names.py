@@ -16,14 +16,14 @@ SUITE_LIKE = re.compile(rf"^({'|'.join(NAMES)})([-/].*)?$", re.S)
 # Modules where the name is a fact of a harness's format, not configuration: each of these
 # adapters reads one of this repository's harnesses (docs/conventions.md, "Raw harness output"),
 # whose benchmark names the format fixes under that prefix; synthetic.py makes demo histories
-# with realistic names. selftest/ holds this repository's self-test slowdowns.
+# with realistic names.
 FORMAT_FACTS = {
     "ingest/criterion.py",
     "ingest/pytest.py",
     "ingest/perl.py",
     "synthetic.py",
 }
-SKIPPED_DIRS = ("selftest",)
+SKIPPED_DIRS: tuple[str, ...] = ()  # selftest/ too: its slowdowns are data (tracker/bench/)
 # Words that are a harness's name (an ingest adapter, the CLI's `ingest perl`), not a suite's;
 # `benchtrack init` names the suites it writes into another repository's benchtrack.toml after
 # the language whose harness it found there (criterion: "rust", pytest-benchmark: "python").

@@ -14,12 +14,14 @@ CONFIG = """\
 [gate]
 rounds = 3
 
-[suites.counted]
-# Runs both sides at once (a non-time series), each writing its raw output in its checkout.
+[bench.suites.counted]
 adapter = "perl"
-series = "instructions"
 raw = "out/perl.json"
 command = "bash bench.sh"
+
+[bench.suites.counted.gate]
+# Runs both sides at once (a non-time series), each writing its raw output in its checkout.
+series = "instructions"
 timeout = 60
 """
 

@@ -18,23 +18,17 @@ import orjson
 import pytest
 
 from benchtrack import cli
+from benchtrack.commands.gate_selftest import load_patches
 from benchtrack.errors import BadInput
 from benchtrack.gate import config
 from benchtrack.gate.model import SuiteFailure
 from benchtrack.gate.outcome import Outcome, Row
-from benchtrack.selftest import branch, check, report
-from benchtrack.selftest.patches import (
-    LOSSES,
-    PATCHES,
-    WAIT_PATCHES,
-    Patch,
-    Slow,
-    divisor,
-    render,
-    slows,
-)
+from benchtrack.selftest import branch, check, patches, report
+from benchtrack.selftest.patches import LOSSES, Patch, Slow, divisor, render, slows
 
 REPO = Path(__file__).resolve().parents[2]
+KINDS = load_patches(REPO)  # this repository's, the file [gate.selftest] names
+PATCHES, WAIT_PATCHES = KINDS["work"], KINDS["wait"]
 ALL = PATCHES + WAIT_PATCHES  # both kinds, in one branch as `gate-selftest` makes it
 
 
@@ -178,6 +172,71 @@ def test_a_patch_whose_text_is_there_twice_is_exit_2(tmp_path) -> None:
     )
     with pytest.raises(BadInput, match="found 2 times"):
         branch.prepare(REPO, tmp_path / "repo", patches=(twice,))
+
+
+PATCHES_FILE = """\
+[[work]]
+path = "a.py"
+slows = [{ glob = "x/a", loss = 0.10 }]
+[[work.hunk]]
+old = "v = 1\\n"
+new = "v = @D10@\\n"
+"""
+
+
+def test_the_patches_file_is_data_the_mechanism_reads(tmp_path) -> None:
+    f = tmp_path / "p.toml"
+    f.write_text(PATCHES_FILE, encoding="utf-8")
+    kinds = patches.load(f)
+    assert kinds["wait"] == ()
+    (p,) = kinds["work"]
+    assert p == Patch("a.py", (("v = 1\n", "v = @D10@\n"),), (Slow("x/a", 0.10),))
+    assert render(p.hunks[0][1]) == "v = 9\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        (PATCHES_FILE.replace("loss = 0.10", "loss = 0.3"), "work[0].slows[0].loss"),
+        (PATCHES_FILE.replace('path = "a.py"\n', ""), "work[0].path"),
+        (PATCHES_FILE.replace("[[work.hunk]]", "[[work.hunks]]"), "work[0].hunks"),
+        (
+            PATCHES_FILE.replace("loss = 0.10 }", 'loss = 0.10, wait = "x" }'),
+            "work[0].slows[0].wait",
+        ),
+        (PATCHES_FILE.split("[[work.hunk]]")[0], "work[0].hunk"),
+        (PATCHES_FILE.replace("[[work]]", "[[slow]]").replace("work.", "slow."), "slow"),
+        (
+            PATCHES_FILE.replace("[[work]]", "[[wait]]").replace("work.", "wait."),
+            "wait[0].slows[0].wait",
+        ),
+    ],
+)
+def test_a_bad_patches_file_is_exit_2_naming_the_file_and_field(tmp_path, text, field) -> None:
+    f = tmp_path / "p.toml"
+    f.write_text(text, encoding="utf-8")
+    with pytest.raises(BadInput) as raised:
+        patches.load(f)
+    assert raised.value.exit_code == 2
+    assert (raised.value.source, raised.value.field) == (str(f), field)
+
+
+def test_without_a_gate_selftest_table_the_command_is_exit_2_naming_it(tmp_path, monkeypatch):
+    text = (REPO / config.CONFIG_NAME).read_text(encoding="utf-8")
+    start = text.index("[gate.selftest]")
+    end = text.index("[gate.thresholds]")
+    (tmp_path / config.CONFIG_NAME).write_text(text[:start] + text[end:], encoding="utf-8")
+    with pytest.raises(BadInput) as raised:
+        load_patches(tmp_path)
+    assert raised.value.field == "gate.selftest.patches"
+    assert str(tmp_path / config.CONFIG_NAME) in str(raised.value)
+
+
+def test_no_patch_or_slowed_benchmark_is_named_in_the_package() -> None:
+    # The mechanism is benchtrack's, the slowdowns this repository's (tracker/bench/).
+    source = (REPO / "tracker/src/benchtrack/selftest/patches.py").read_text(encoding="utf-8")
+    for p in ALL:
+        assert p.path not in source
 
 
 def test_dry_run_builds_the_branch_and_lists_every_slowed_benchmark(tmp_path, monkeypatch, capsys):

@@ -1,7 +1,8 @@
 """What `benchtrack init` knows: a repository's benchmark suites, and the two files that track it.
 
 `detect` finds the harnesses a repository already uses; `config_text` and `workflow_text` are the
-one template each of `benchtrack.toml` (its `[bench.suites.<name>]` tables, benchtrack.suites)
+one template each of `benchtrack.toml` (its `[bench.suites.<name>]` tables and their `gate` tables,
+read by benchtrack.suites into the one `Suite` type init makes here too)
 and of `.github/workflows/benchtrack.yml`, which calls the composite action (`action.yml` at the
 root of this repository). docs/adopting.md shows their output for an example repository and
 tracker/tests/test_adopt.py holds the two together and runs the workflow.
@@ -12,12 +13,14 @@ from __future__ import annotations
 import re
 import shlex
 import textwrap
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from benchtrack.errors import BadInput
 from benchtrack.ingest import HARNESSES
 from benchtrack.result import SUITE_RE
+from benchtrack.suites import Suite
 from benchtrack.tomlcheck import read_toml
 
 CONFIG = Path("benchtrack.toml")
@@ -44,15 +47,28 @@ class Lockstep:
 
 
 @dataclass(frozen=True)
-class Suite:
-    name: str
-    adapter: str
-    command: str  # run with bash -c at the repository root
-    raw: str  # what `command` writes, read by `adapter`
+class Found:
+    """A suite init declares, and how its gate measures it."""
+
+    suite: Suite  # its [bench.suites.<name>] table: command, adapter, raw
     gate: Lockstep | None = None  # None: the gate runs `command` whole each round
 
+    @property
+    def name(self) -> str:
+        return self.suite.name
 
-def declared(name: str, adapter: str, command: str, raw: str) -> Suite:
+    def to_dict(self) -> dict[str, Any]:
+        s = self.suite
+        return {"name": s.name, "adapter": s.adapter, "command": s.command, "raw": s.raw} | {
+            "gate": asdict(self.gate) if self.gate else None
+        }
+
+
+def _found(name: str, adapter: str, command: str, raw: str, gate: Lockstep | None = None):
+    return Found(Suite(name=name, command=command, adapter=adapter, raw=raw), gate)
+
+
+def declared(name: str, adapter: str, command: str, raw: str) -> Found:
     """A suite given on the command line, checked as benchtrack.toml's reader checks it."""
     if not SUITE_RE.match(name):
         raise BadInput("--suite", None, "a lowercase suite name (a-z, 0-9, -, _)", name)
@@ -61,16 +77,16 @@ def declared(name: str, adapter: str, command: str, raw: str) -> Suite:
     for flag, value in (("--command", command), ("--raw", raw)):
         if not value or not value.strip():
             raise BadInput(flag, None, "a non-empty string", value)
-    return Suite(name, adapter, command, raw)
+    return _found(name, adapter, command, raw)
 
 
-def detect(root: Path) -> list[Suite]:
+def detect(root: Path) -> list[Found]:
     """The harnesses `root` already uses: criterion, pytest-benchmark, `go test -bench`."""
-    found: list[Suite] = []
+    found: list[Found] = []
     if "criterion" in read_toml(root / "Cargo.toml").get("dev-dependencies", {}):
         # criterion keeps its samples in its home, target/criterion, which the adapter reads
         found.append(
-            Suite("rust", "criterion", "cargo bench", "target/criterion", _criterion(root))
+            _found("rust", "criterion", "cargo bench", "target/criterion", _criterion(root))
         )
     python = _pytest_suite(root)
     if python is not None:
@@ -81,7 +97,7 @@ def detect(root: Path) -> list[Suite]:
         # 5 runs a benchmark: the adapter's samples (fewer than 5 would be refused as too few)
         command = f"mkdir -p target/bench/raw && go test -run '^$' -bench . -count 5 ./... > {raw}"
         count = sum(len(_GO_BENCH.findall(t)) + len(_GO_SUB.findall(t)) for t in go_tests)
-        found.append(Suite("go", "gotest", command, raw, _gotest(count)))
+        found.append(_found("go", "gotest", command, raw, _gotest(count)))
     return found
 
 
@@ -121,7 +137,7 @@ def _criterion(root: Path) -> Lockstep:
     return Lockstep(build, command, max(count, 1), 0.3, env=env, why=why)
 
 
-def _pytest_suite(root: Path) -> Suite | None:
+def _pytest_suite(root: Path) -> Found | None:
     """pytest-benchmark, named in pyproject.toml's dependencies, extras or dependency groups:
     run in the repository's environment for the history, in a venv per side for the gate."""
     data = read_toml(root / "pyproject.toml")
@@ -168,7 +184,7 @@ def _pytest_suite(root: Path) -> Suite | None:
         "(benchtrack's plugin)"
     )
     gate = Lockstep(build, worker, max(count, 1), 0.05, env=env, why=why)
-    return Suite("python", "pytest", command, raw, gate)
+    return _found("python", "pytest", command, raw, gate)
 
 
 def _pytest_count(text: str) -> int:
@@ -254,7 +270,7 @@ MINUTES = 15
 PAIR_SECONDS = (0.25, 1.0)  # a benchmark's pairs in a round end after this long, within these
 
 
-def pair_seconds(suite: Suite, total: int) -> float:
+def pair_seconds(suite: Found, total: int) -> float:
     """Seconds of pairs per benchmark and round: the round's time shared out over `total`
     benchmarks (all suites'), less what each costs besides its pairs (warm-ups, first steps)."""
     assert suite.gate is not None
@@ -262,12 +278,9 @@ def pair_seconds(suite: Suite, total: int) -> float:
     return round(min(max(share, PAIR_SECONDS[0]), PAIR_SECONDS[1]), 2)
 
 
-def gate_text(suites: list[Suite]) -> str:
-    """benchtrack.toml's gate: `[gate]` and a `[suites.<name>]` lockstep table per suite with a
-    step worker (the one place that writes them). A suite without one (declared with --suite)
-    is measured whole, once per side per round, and the comment says so."""
-    stepped = [s for s in suites if s.gate is not None]
-    total = sum(s.gate.benchmarks for s in stepped if s.gate is not None)
+def gate_text(suites: list[Found]) -> str:
+    """benchtrack.toml's `[gate]` (the one place that writes it): its statistics, budget and
+    suites."""
     names = ", ".join(_quoted(s.name) for s in suites)
     lines = [
         "",
@@ -284,60 +297,66 @@ def gate_text(suites: list[Suite]) -> str:
         f"minutes = {MINUTES}",
         f"suites = [{names}]",
     ]
-    for s in suites:
-        if s.gate is None:
-            lines += [
-                "",
-                f"# {s.name}: no step worker for its adapter: the gate runs its command whole,",
-                "# once per side per round (slower, and blind to what changes between the runs).",
-            ]
-            continue
-        g = s.gate
-        seconds = pair_seconds(s, total)
-        lines += [
-            "",
-            *(f"# {line}" for line in _wrap(f"{s.name}: {g.why}.")),
-            *(
-                f"# {line}"
-                for line in _wrap(
-                    f"pair_seconds: {ROUND_SECONDS:g} s a round shared out over the "
-                    f"benchmarks init counted in the sources ({g.benchmarks} here, {total} in "
-                    "all); with many more, lower it, or the first look's 5 rounds outgrow "
-                    "the budget."
-                )
-            ),
-            f"[suites.{s.name}]",
-            'adapter = "lockstep"',
-            f"build = {_quoted(g.build)}",
-            f"command = {_quoted(g.command)}",
-            "pairs = 100",
-            f"pair_seconds = {seconds:g}",
-            "timeout = 900",
-        ]
-        if g.env:
-            lines += [f"[suites.{s.name}.env]"]
-            lines += [f"{k} = {_quoted(v)}" for k, v in g.env]
     return "\n".join(lines) + "\n"
+
+
+def suite_gate_text(s: Found, total: int) -> list[str]:
+    """A suite's `[bench.suites.<name>.gate]` lockstep table, when it has a step worker (the one
+    place that writes them), or a comment that the gate runs its command whole, once per side
+    per round. `total`: the benchmarks init counted in all suites."""
+    if s.gate is None:
+        return [
+            f"# {s.name}: no step worker for its adapter: the gate runs its command whole,",
+            "# once per side per round (slower, and blind to what changes between the runs).",
+        ]
+    g = s.gate
+    seconds = pair_seconds(s, total)
+    lines = [
+        *(f"# {line}" for line in _wrap(f"The gate measures {s.name} in lockstep: {g.why}.")),
+        *(
+            f"# {line}"
+            for line in _wrap(
+                f"pair_seconds: {ROUND_SECONDS:g} s a round shared out over the "
+                f"benchmarks init counted in the sources ({g.benchmarks} here, {total} in "
+                "all); with many more, lower it, or the first look's 5 rounds outgrow "
+                "the budget."
+            )
+        ),
+        f"[bench.suites.{s.name}.gate]",
+        'adapter = "lockstep"',
+        f"build = {_quoted(g.build)}",
+        f"command = {_quoted(g.command)}",
+        "pairs = 100",
+        f"pair_seconds = {seconds:g}",
+    ]
+    if g.env:
+        lines += [f"[bench.suites.{s.name}.gate.env]"]
+        lines += [f"{k} = {_quoted(v)}" for k, v in g.env]
+    return lines
 
 
 def _wrap(text: str) -> list[str]:
     return textwrap.wrap(text, 96, break_on_hyphens=False)
 
 
-def config_text(suites: list[Suite]) -> str:
-    """benchtrack.toml: one `[bench.suites.<name>]` table per suite (benchtrack.suites), then
-    the gate's tables (gate_text)."""
+def config_text(suites: list[Found]) -> str:
+    """benchtrack.toml: one `[bench.suites.<name>]` table per suite (benchtrack.suites), each
+    followed by how the gate measures it (suite_gate_text), then `[gate]` (gate_text)."""
+    total = sum(s.gate.benchmarks for s in suites if s.gate is not None)
     lines = [
         "# benchtrack: the suites to measure (docs/adopting.md). Each runs `command` with bash at",
         "# the repository root; the `adapter` reads what it wrote at `raw` (benchtrack ingest).",
     ]
-    for s in suites:
+    for found in suites:
+        s = found.suite
         lines += [
             "",
             f"[bench.suites.{s.name}]",
             f"command = {_quoted(s.command)}",
             f"adapter = {_quoted(s.adapter)}",
             f"raw = {_quoted(s.raw)}",
+            "",
+            *suite_gate_text(found, total),
         ]
     return "\n".join(lines) + "\n" + gate_text(suites)
 

@@ -45,7 +45,7 @@ from benchtrack.ingest import ingest, names_own_suite
 from benchtrack.report.terminal import console
 from benchtrack.result import BenchError, Commit, ResultDocument, Runner
 from benchtrack.runner import detect_commit, detect_runner, now_utc, parse_cpus
-from benchtrack.suites import BenchSuite
+from benchtrack.suites import Suite
 
 NAME = "bench-local"
 HELP = "Run the suites here with progress, compare with the previous local run, keep history"
@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _suites(text: str | None, declared: dict[str, BenchSuite], config: Path) -> list[BenchSuite]:
+def _suites(text: str | None, declared: dict[str, Suite], config: Path) -> list[Suite]:
     if text is None:
         return list(declared.values())
     names = [s.strip() for s in text.split(",") if s.strip()]
@@ -189,7 +189,7 @@ def _cpu_sets(given: list[flags.CpuSet] | None) -> list[flags.CpuSet | None]:
 
 
 def _measure(
-    spec: BenchSuite, runner: Runner, cpus: flags.CpuSet | None, commit: Commit, args, out
+    spec: Suite, runner: Runner, cpus: flags.CpuSet | None, commit: Commit, args, out
 ) -> ResultDocument:
     """Run one suite and ingest what it wrote; a failure becomes the document's `errors`."""
     suite = spec.name

@@ -1,10 +1,12 @@
 """`benchtrack gate-selftest`: build a branch of HEAD with real slowdowns in every suite, run the
 real gate on it against HEAD, and check every loss of 10% or more is flagged and nothing else.
 
-Two kinds (`--kind`, both by default, in one branch): more work per element (`work`: the counts
-see it too), and changes that add no instructions to speak of (`wait`: a blocking call in async
-code, a syscall per entry, an fsync per write, a contended lock, lost parallelism, a
-cache-hostile layout), which only the wall time a user sees can catch."""
+The slowdowns are the repository's own, in the file its benchtrack.toml names in
+`[gate.selftest] patches` (selftest/patches.py reads it). Two kinds (`--kind`, both by default,
+in one branch): more work per element (`work`: the counts see it too), and changes that add no
+instructions to speak of (`wait`: in this repository a blocking call in async code, a syscall per
+entry, an fsync per write, a contended lock, lost parallelism, a cache-hostile layout), which
+only the wall time a user sees can catch."""
 
 from __future__ import annotations
 
@@ -20,9 +22,10 @@ from rich.console import Console
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput, BenchmarkFailed
 from benchtrack.fsutil import atomic_write, output_dir, output_file
-from benchtrack.gate import worktree
+from benchtrack.gate import config, worktree
 from benchtrack.report import terminal
 from benchtrack.selftest import branch, check, report
+from benchtrack.selftest import patches as patch_file
 from benchtrack.selftest.patches import KINDS, slows
 
 NAME = "gate-selftest"
@@ -56,6 +59,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     flags.add_json(p, "the verdict (selftest.json; with --dry-run, the branch and its slowdowns)")
 
 
+def load_patches(root: Path) -> dict[str, tuple[patch_file.Patch, ...]]:
+    """The slowdowns of the repository at `root`: the file its `[gate.selftest] patches` names."""
+    cfg = config.load(root / config.CONFIG_NAME)
+    if cfg.selftest_patches is None:
+        expected = "[gate.selftest] patches = <the file of gate-selftest's slowdowns>"
+        raise BadInput(cfg.source, "gate.selftest.patches", expected)
+    return patch_file.load(root / cfg.selftest_patches)
+
+
 def gate_args(args: argparse.Namespace) -> list[str]:
     out: list[str] = []
     for name in PASS_THROUGH:
@@ -80,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
         say(
             f"[yellow]warning:[/] uncommitted changes are not in the branch: {', '.join(dirty[:5])}"
         )
-    patches = tuple(p for kind, ps in KINDS.items() if args.kind in (kind, "all") for p in ps)
+    kinds = load_patches(root)
+    patches = tuple(p for kind, ps in kinds.items() if args.kind in (kind, "all") for p in ps)
     made = branch.prepare(root, clone, patches=patches)
     say(f"branch {branch.BRANCH} in {clone}: {made.base[:10]} + slowdowns = {made.head[:10]}")
     report.patch_table(patches, terminal.console(stderr=args.json))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import asdict
 from pathlib import Path
 
 from benchtrack import adopt
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         adopt.WORKFLOW: adopt.workflow_text(args.action),
     }
     report = {
-        "suites": [asdict(s) for s in suites],
+        "suites": [s.to_dict() for s in suites],
         "files": {str(path): text for path, text in files.items()},
         "written": [],
     }
@@ -80,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _suites(args: argparse.Namespace, root: Path) -> list[adopt.Suite]:
+def _suites(args: argparse.Namespace, root: Path) -> list[adopt.Found]:
     given = {"--adapter": args.adapter, "--command": args.suite_command, "--raw": args.raw}
     if args.suite is not None:
         for flag, value in given.items():

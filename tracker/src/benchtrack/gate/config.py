@@ -1,14 +1,20 @@
-"""`benchtrack.toml` at the repository root: the gate's suites, threshold, alpha and rounds.
+"""`[gate]` of benchtrack.toml: the gate's threshold, alpha, rounds, looks, budget and suites.
 
     [gate]
-    threshold = 0.05          # default δ: the smallest loss that fails a PR (a fraction)
-    alpha = 0.01              # family-wise false-fail probability per PR
+    threshold = 0.05          # δ: the smallest loss that fails a PR (a fraction)
+    alpha = 0.01              # family-wise false-fail probability per PR (all its jobs)
+    jobs = 1                  # the runner-size jobs CI runs for one PR: each gated at alpha/jobs
     rounds = 16               # most rounds (one base + one head measurement each)
-    looks = [8, 12]           # adaptive stopping: also check after these many rounds
-    minutes = 14              # time budget: no look is started that would end after it
-    suites = ["rust", "python", "perl"]
-    skip_paths = ["*.md", "docs/**"]   # a PR changing only these is not measured (gate/skip.py;
-                                       # default: documentation, skip.DEFAULT)
+    looks = []                # adaptive stopping: also check after these many rounds, e.g. [8]
+    minutes = 15              # time budget, builds included (left out: none)
+    suites = ["rust", "python", "perl"]   # the gate suites measured by default (left out: all)
+    skip_paths = ["*.md", "docs/**"]      # a PR changing only these is not measured (gate/skip.py;
+                                          # default: documentation, skip.DEFAULT)
+
+    [gate.confirm]            # screen, then confirm the candidates (gate/confirm.py); left out:
+    rounds = 16               # one stage, as [gate] rounds and looks say
+    looks = [8]
+    most = 12
 
     [gate.thresholds]         # per benchmark or group: glob on the name, longest pattern wins
     "perl/rss/*" = 0.02
@@ -16,41 +22,12 @@
     [gate.notes]              # why a benchmark is hard to resolve, for the reports
     "python/cpu/process_pool_gather" = "bound by process start-up"
 
-    [suites.python]
-    command = "cargo make bench-python-raw"   # produces raw output in a checkout (bash -c)
-    build = "uv sync --frozen"                 # optional, once per side before the rounds
-    adapter = "pytest"                         # benchtrack.ingest adapter reading `raw`
-    raw = "target/bench/raw/python/pytest.json"
-    timeout = 600                              # seconds per round of this suite
-    [suites.python.env]                        # a short per-round measurement
-    BENCH_PROFILE = "round"
+    [gate.selftest]           # `gate-selftest`'s slowdowns: a file of this repository
+    patches = "tracker/bench/selftest-patches.toml"
 
-    [suites.python-lockstep]                   # base and head stepping in turn on one CPU
-    adapter = "lockstep"                       # `command` is a step worker; no `raw`
-    command = "bash scripts/bench-python-step.sh"
-    pairs = 30                                 # pairs per benchmark per round, at most
-    pair_seconds = 1.0                         # no new pair after this long (at least 5); or
-                                               # per benchmark: { "*" = 1.0, "python/x/*" = 2.0 }
-    processes = 1                              # worker processes per side per round, the
-                                               # pairs and seconds shared out over them
-    series = "cpu"                             # optional: steps timed by the process's CPU
-                                               # time, keys "<name> (cpu)" (default "time")
-
-    [suites.rust-instructions]                 # a second series of the same benchmarks
-    series = "instructions"                    # their key: "<name> (instructions)"
-    rounds = 3                                 # deterministic: measured in 3 rounds only
-
-Every `[bench.suites.<name>]` table (benchtrack/suites.py) is a gate suite too, measured whole
-each round with its command, adapter, raw, build, env and profile (a companion one as series
-"instructions"), unless a `[suites.<name>]` table of the same name declares it for the gate.
-
-Env values may use ${GATE_CACHE} (a per-side cache directory under target/gate/cache/ that
-survives runs; a build dir such as CARGO_TARGET_DIR belongs here, one per side),
-${GATE_SHARED_CACHE} (one for both sides: only for what does not depend on the checkout, since
-the two sides may run at once; cargo names a workspace crate's artifacts by a hash relative to
-the workspace root, so two checkouts in one target dir overwrite each other's binaries),
-${GATE_BASE_CACHE} (the base side's cache, which the base builds first: a head's build may start
-from a copy of it, as scripts/gate-cargo-build.sh does) and ${GATE_CHECKOUT} (the side's checkout).
+The gate's suites are the `[bench.suites.<name>]` tables and their `gate` tables (suites.py):
+each suite measured whole, or as its gate tables say; `suites` names them. The defaults above
+are the code's (`DEFAULTS`); tracker/GATE.md, "Configuration", lists the same.
 """
 
 from __future__ import annotations
@@ -60,68 +37,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchtrack import suites as bench_suites
+from benchtrack import config, suites
+from benchtrack.config import CONFIG_NAME
 from benchtrack.errors import BadInput
 from benchtrack.gate import skip
-from benchtrack.ingest import HARNESSES
+from benchtrack.suites import SERIES, Suite
 from benchtrack.tomlcheck import Checker as _V
-from benchtrack.tomlcheck import read_toml
 
-CONFIG_NAME = bench_suites.CONFIG_NAME
-# Any ingest adapter reads a whole suite's output; "lockstep" runs a step worker (gate/lockstep.py).
-ADAPTERS = (*HARNESSES, "lockstep")
-# What a suite's values are: wall time, instruction counts (callgrind; they repeat run to run, so
-# a few rounds are judged by their range), or the process's CPU time per step (lockstep only).
-SERIES = ("time", "instructions", "cpu")
-COUNTED = "instructions"
-STEP_CLOCKS = {"time": "wall", "cpu": "cpu"}  # a lockstep suite's series -> BENCH_STEP_CLOCK
+__all__ = ["CONFIG_NAME", "Confirm", "GateConfig", "Suite", "load", "parse", "split_key"]
 
-
-@dataclass(frozen=True)
-class Suite:
-    name: str
-    command: str
-    adapter: str
-    raw: str
-    build: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
-    timeout: float = 900.0
-    series: str = "time"  # what its values are; "time" keeps the benchmark's own name
-    rounds: int | None = None  # measured in the first N rounds only (deterministic counts)
-    # adapter "lockstep": `command` is a step worker (gate/lockstep.py), no raw output
-    pairs: int = 30  # pairs per benchmark per round, at most
-    pair_seconds: float = 1.0  # per benchmark per round: no new pair after it
-    pair_seconds_by: dict[str, float] = field(default_factory=dict)  # glob -> seconds
-    # Where a lockstep suite's two workers take turns: "all" the job's CPUs (each step free to
-    # use every one of them, so lost parallelism and contention show: the throughput a user
-    # sees at the runner's size), or "one" CPU (quieter for single-threaded benchmarks).
-    cpus: str = "all"
-    # Lockstep: worker processes per side per round, one after the other, the round's pairs
-    # shared out over them. What a process gets once and keeps (its memory layout, its threads'
-    # placement) is fixed for all its pairs, so more pairs cannot average it away; more
-    # processes do (tracker/bench/lockstep_spread.py measures it). A round's value is then the
-    # mean over its processes of each one's median pair log-ratio.
-    processes: int = 1
-    # Lockstep, series "time": benchmarks (globs) whose steps are also timed by the process's
-    # CPU time, a second series "<name> (cpu)" from the same steps (the clock `wall+cpu`).
-    cpu_time: tuple[str, ...] = ()
-
-    @property
-    def lockstep(self) -> bool:
-        return self.adapter == "lockstep"
-
-    @property
-    def clock(self) -> str:
-        """What a lockstep suite's steps are timed by (BENCH_STEP_CLOCK)."""
-        return "wall+cpu" if self.cpu_time else STEP_CLOCKS[self.series]
-
-    def times_cpu(self, name: str) -> bool:
-        """Whether benchmark `name` also gets the CPU-time series (`cpu_time`)."""
-        return any(fnmatch.fnmatchcase(name, g) for g in self.cpu_time)
-
-    def key(self, name: str) -> str:
-        """A benchmark's series key in the gate: its name, or `<name> (<series>)`."""
-        return name if self.series == "time" else f"{name} ({self.series})"
+# [gate]'s defaults, the code's and the documentation's (tracker/GATE.md, "Configuration").
+THRESHOLD = 0.05
+ALPHA = 0.01
+ROUNDS = 16
+JOBS = 1
 
 
 def split_key(key: str) -> tuple[str, str]:
@@ -139,7 +68,7 @@ class Confirm:
 
     rounds: int = 16
     looks: tuple[int, ...] = (8,)
-    most: int = 10
+    most: int = 12
 
     def look_schedule(self) -> list[int]:
         return [*sorted({k for k in self.looks if k < self.rounds}), self.rounds]
@@ -148,9 +77,9 @@ class Confirm:
 @dataclass(frozen=True)
 class GateConfig:
     source: str
-    threshold: float = 0.05
-    alpha: float = 0.01
-    rounds: int = 16
+    threshold: float = THRESHOLD
+    alpha: float = ALPHA
+    rounds: int = ROUNDS
     looks: tuple[int, ...] = ()
     minutes: float | None = None  # the gate's time budget, builds included
     default_suites: tuple[str, ...] = ()
@@ -158,11 +87,13 @@ class GateConfig:
     suites: dict[str, Suite] = field(default_factory=dict)
     # The runner-size jobs CI runs for one PR (.github/bench-runners.toml): each job is gated at
     # alpha / jobs, so the PR's whole check keeps its false-fail probability <= alpha.
-    jobs: int = 1
+    jobs: int = JOBS
     # Screen, then confirm (gate/confirm.py); None: one stage, as [gate] rounds and looks say.
     confirm: Confirm | None = None
     notes: dict[str, str] = field(default_factory=dict)  # glob -> why it is hard to resolve
     skip_paths: tuple[str, ...] = skip.DEFAULT  # gitignore-style globs that cannot affect timing
+    # [gate.selftest] patches: gate-selftest's slowdowns, a file relative to the repository root
+    selftest_patches: str | None = None
 
     def note_for(self, name: str) -> str:
         """What `[gate.notes]` says about a benchmark (longest matching glob), or ""."""
@@ -191,7 +122,7 @@ class GateConfig:
 
 
 def load(path: Path) -> GateConfig:
-    return parse(read_toml(path, f"a gate config file ({CONFIG_NAME}, not found)"), str(path))
+    return parse(config.read(path, f"a gate config file ({CONFIG_NAME}, not found)"), str(path))
 
 
 def parse(data: dict[str, Any], source: str) -> GateConfig:
@@ -201,7 +132,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         gate,
         "gate",
         {"threshold", "alpha", "rounds", "looks", "minutes", "suites", "thresholds", "jobs"}
-        | {"notes", "skip_paths", "gating", "confirm"},
+        | {"notes", "skip_paths", "gating", "confirm", "selftest"},
     )
     if "gating" in gate:
         raise BadInput(
@@ -212,10 +143,10 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
             "(tracker/GATE.md); remove the table",
             "a table",
         )
-    jobs = v.integer(gate.get("jobs", 1), "gate.jobs", 1)
-    threshold = v.fraction(gate.get("threshold", 0.05), "gate.threshold")
-    alpha = v.number(gate.get("alpha", 0.01), "gate.alpha", 1e-9, 0.5)
-    rounds = v.integer(gate.get("rounds", 16), "gate.rounds", 3)
+    jobs = v.integer(gate.get("jobs", JOBS), "gate.jobs", 1)
+    threshold = v.fraction(gate.get("threshold", THRESHOLD), "gate.threshold")
+    alpha = v.number(gate.get("alpha", ALPHA), "gate.alpha", 1e-9, 0.5)
+    rounds = v.integer(gate.get("rounds", ROUNDS), "gate.rounds", 3)
     looks = tuple(
         v.integer(x, f"gate.looks[{i}]", 3)
         for i, x in enumerate(v.array(gate.get("looks", []), "gate.looks"))
@@ -230,69 +161,14 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         if not isinstance(x, str) or not x.strip():
             raise BadInput(source, f"gate.notes.{k!r}", "a non-empty string", x)
         notes[str(k)] = x.strip()
-    suites = {}
-    for name, raw in v.table(data.get("suites", {}), "suites").items():
-        where = f"suites.{name}"
-        s = v.table(raw, where)
-        v.known(
-            s,
-            where,
-            {"command", "build", "adapter", "raw", "env", "timeout", "series", "rounds"}
-            | {"pairs", "pair_seconds", "cpus", "cpu_time", "processes"},
-        )
-        series = s.get("series", "time")
-        if series not in SERIES:
-            raise BadInput(source, f"{where}.series", f"one of {', '.join(SERIES)}", series)
-        adapter = v.string(s, "adapter", where)
-        if adapter not in ADAPTERS:
-            raise BadInput(source, f"{where}.adapter", f"one of {', '.join(ADAPTERS)}", adapter)
-        env = {
-            str(k): v.scalar(x, f"{where}.env.{k}")
-            for k, x in v.table(s.get("env", {}), f"{where}.env").items()
-        }
-        suites[name] = Suite(
-            name=name,
-            command=v.string(s, "command", where),
-            adapter=adapter,
-            raw=v.string(s, "raw", where) if adapter != "lockstep" else "",
-            build=v.string(s, "build", where) if "build" in s else None,
-            env=env,
-            timeout=v.number(s.get("timeout", 900), f"{where}.timeout", 1, 86400),
-            series=series,
-            rounds=v.integer(s["rounds"], f"{where}.rounds", 3) if "rounds" in s else None,
-            pairs=v.integer(s.get("pairs", 30), f"{where}.pairs", 5),
-            **_pair_seconds(v, s.get("pair_seconds", 1.0), f"{where}.pair_seconds"),
-            cpus=_placement(source, s.get("cpus", "all"), f"{where}.cpus", adapter),
-            processes=v.integer(s.get("processes", 1), f"{where}.processes", 1),
-            cpu_time=tuple(
-                v.string({"g": g}, "g", f"{where}.cpu_time[{i}]")
-                for i, g in enumerate(v.array(s.get("cpu_time", []), f"{where}.cpu_time"))
-            ),
-        )
-        if suites[name].processes > 1 and adapter != "lockstep":
-            expected = "left out: only a lockstep suite runs several processes a round"
-            raise BadInput(source, f"{where}.processes", expected, suites[name].processes)
-        if suites[name].cpu_time and (adapter != "lockstep" or series != "time"):
-            expected = 'left out: only a lockstep suite of series "time" takes "cpu_time"'
-            raise BadInput(source, f"{where}.cpu_time", expected, suites[name].cpu_time)
-        allowed = tuple(STEP_CLOCKS) if adapter == "lockstep" else ("time", COUNTED)
-        if series not in allowed:
-            why = (
-                "a lockstep suite times steps"
-                if adapter == "lockstep"
-                else "CPU time is a step clock"
-            )
-            expected = f"{' or '.join(repr(a) for a in allowed)} ({why})"
-            raise BadInput(source, f"{where}.series", expected, series)
-    for name, b in bench_suites.parse(data, source).items():
-        suites.setdefault(name, _from_bench(b))  # [suites.<name>] overrides it for the gate
-    if not suites:
-        raise BadInput(
-            source, "suites", "at least one [suites.<name>] or [bench.suites.<name>] table"
-        )
     default = tuple(str(x) for x in v.array(gate.get("suites", []), "gate.suites"))
     globs = v.array(gate.get("skip_paths", list(skip.DEFAULT)), "gate.skip_paths")
     skips = tuple(skip.check_glob(source, f"gate.skip_paths[{i}]", g) for i, g in enumerate(globs))
+    confirm = _confirm(v, gate.get("confirm"))
+    selftest = _selftest(v, gate.get("selftest"))
+    gate_suites = suites.parse(data, source).gate
+    if not gate_suites:
+        raise BadInput(source, "bench.suites", "at least one [bench.suites.<name>] table")
     cfg = GateConfig(
         source,
         threshold,
@@ -302,21 +178,15 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         minutes,
         default,
         thresholds,
-        suites,
+        gate_suites,
         jobs=jobs,
         notes=notes,
         skip_paths=skips,
-        confirm=_confirm(v, gate.get("confirm")),
+        confirm=confirm,
+        selftest_patches=selftest,
     )
     cfg.select(None)  # validates gate.suites against the tables
     return cfg
-
-
-def _from_bench(b: bench_suites.BenchSuite) -> Suite:
-    """A `[bench.suites.<name>]` suite measured whole each round, as bench-local measures it."""
-    env = dict(b.env, **({"BENCH_PROFILE": b.profile} if b.profile else {}))
-    series = COUNTED if b.companion else "time"
-    return Suite(b.name, b.command, b.adapter, b.raw, b.build, env, series=series)
 
 
 def _confirm(v: _V, x: Any) -> Confirm | None:
@@ -333,22 +203,11 @@ def _confirm(v: _V, x: Any) -> Confirm | None:
     return Confirm(rounds, looks, most)
 
 
-PLACEMENTS = ("all", "one")
-
-
-def _placement(source: str, x: Any, where: str, adapter: str) -> str:
-    """`cpus`: where a lockstep suite's workers take turns, "all" the job's CPUs or "one"."""
-    if x not in PLACEMENTS:
-        raise BadInput(source, where, '"all" (every CPU of the job) or "one" (one CPU)', x)
-    if adapter != "lockstep" and x != "all":
-        raise BadInput(source, where, 'left out: only a lockstep suite takes "cpus"', x)
-    return x
-
-
-def _pair_seconds(v: _V, x: Any, where: str) -> dict[str, Any]:
-    """`pair_seconds`: a number, or a table of globs on benchmark names (the longest match
-    wins; "*" the default) to numbers."""
-    if not isinstance(x, dict):
-        return {"pair_seconds": v.number(x, where, 0.01, 600)}
-    by = {str(k): v.number(s, f"{where}.{k!r}", 0.01, 600) for k, s in x.items()}
-    return {"pair_seconds": by.pop("*", 1.0), "pair_seconds_by": by}
+def _selftest(v: _V, x: Any) -> str | None:
+    """`[gate.selftest]`: `patches`, the file of gate-selftest's slowdowns (selftest/patches.py
+    reads it), relative to the repository root."""
+    if x is None:
+        return None
+    t = v.table(x, "gate.selftest")
+    v.known(t, "gate.selftest", {"patches"})
+    return v.string(t, "patches", "gate.selftest")

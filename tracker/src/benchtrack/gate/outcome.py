@@ -10,10 +10,11 @@ import numpy as np
 
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, EXIT_REGRESSION
 from benchtrack.gate import verdict as v
-from benchtrack.gate.config import COUNTED, GateConfig, split_key
+from benchtrack.gate.config import GateConfig, split_key
 from benchtrack.gate.model import Rounds, SuiteFailure
 from benchtrack.gate.skip import REASON
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
+from benchtrack.suites import COUNTED
 
 SCHEMA = "benchtrack.gate/1"
 ORDER = {REGRESSED: 0, IMPROVED: 1, INCONCLUSIVE: 2, UNCHANGED: 3}

@@ -28,12 +28,12 @@ from pathlib import Path
 from benchtrack import ingest
 from benchtrack.errors import BadInput
 from benchtrack.gate import lockstep
-from benchtrack.gate.config import COUNTED, Suite
 from benchtrack.gate.model import Meta, Rounds, SuiteFailed, SuiteFailure
 from benchtrack.gate.worktree import Checkout
 from benchtrack.machine_load import NeighbourMeter
 from benchtrack.processes import Freezer, shell
 from benchtrack.runner import cpu_ids
+from benchtrack.suites import COUNTED, Suite
 
 # Inherited variables that would point a checkout's tools at the user's tree or environment
 # (set by `uv run` or an outer `cargo make`); each checkout resolves its own.

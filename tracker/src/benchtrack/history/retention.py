@@ -22,11 +22,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchtrack import config
+from benchtrack.config import CONFIG_NAME
 from benchtrack.errors import BadInput
 from benchtrack.history.scan import Scanned
-from benchtrack.tomlcheck import read_toml
 
-CONFIG_NAME = "benchtrack.toml"
+__all__ = ["CONFIG_NAME", "Retention", "load", "parse"]
 DAY_MS = 86_400_000
 PERIODS = ("day", "week", "month")
 
@@ -45,8 +46,7 @@ def load(path: Path, *, required: bool = False) -> Retention | None:
     """The retention `path` configures; None (keep everything) when it has no
     `[history.retention]`, or when the file is absent and not `required`."""
     missing = f"a config file ({CONFIG_NAME}, not found)" if required else None
-    data = read_toml(path, missing)
-    return parse(data, str(path))
+    return parse(config.read(path, missing), str(path))
 
 
 def parse(data: dict[str, Any], source: str) -> Retention | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from benchtrack import git
 from benchtrack.gate import worktree
 from benchtrack.git import GitError
-from benchtrack.selftest.patches import PATCHES, Patch, apply
+from benchtrack.selftest.patches import Patch, apply
 
 BRANCH = "gate-selftest"
 AUTHOR = ("-c", "user.name=benchtrack gate-selftest", "-c", "user.email=gate-selftest@invalid")
@@ -24,7 +24,7 @@ class Branch:
     files: tuple[str, ...]  # the patched paths
 
 
-def prepare(root: Path, dest: Path, ref: str = "HEAD", patches: tuple[Patch, ...] = PATCHES):
+def prepare(root: Path, dest: Path, *, patches: tuple[Patch, ...], ref: str = "HEAD"):
     """Clone `root` at `ref` into `dest` (replacing what is there) and commit `patches` on
     BRANCH. A patch that does not apply removes the clone and raises BadInput (exit 2)."""
     base, _ = worktree.resolve(root, ref, "--ref")
