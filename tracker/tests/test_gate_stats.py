@@ -132,7 +132,8 @@ def test_pytest_rule_compares_mean_time() -> None:
     assert not ghrule.pytest_mean_fails(np.array(base), np.array(head), 0.06)
 
 
-MINIMAL = {"suites": {"s": {"command": "true", "adapter": "perl", "raw": "x.json"}}}
+_S = {"command": "x", "adapter": "perl", "raw": "r"}
+MINIMAL = {"bench": {"suites": {"s": {"command": "true", "adapter": "perl", "raw": "x.json"}}}}
 
 
 def test_config_thresholds_longest_pattern_wins_and_schedule() -> None:
@@ -161,11 +162,14 @@ def test_config_thresholds_longest_pattern_wins_and_schedule() -> None:
     [
         ({**MINIMAL, "gate": {"threshold": 5}}, "gate.threshold"),
         ({**MINIMAL, "gate": {"suites": ["nope"]}}, "suites"),
-        ({"suites": {"s": {"command": "x", "adapter": "junit", "raw": "r"}}}, "suites.s.adapter"),
-        ({"suites": {"s": {"adapter": "perl", "raw": "r"}}}, "suites.s.command"),
+        (
+            {"bench": {"suites": {"s": {**_S, "gate": {"adapter": "junit"}}}}},
+            "bench.suites.s.gate.adapter",
+        ),
+        ({"bench": {"suites": {"s": {"adapter": "perl", "raw": "r"}}}}, "bench.suites.s.command"),
         ({**MINIMAL, "gate": {"roundz": 3}}, "gate.roundz"),
         ({**MINIMAL, "gate": {"minutes": 0}}, "gate.minutes"),
-        ({}, "suites"),
+        ({}, "bench.suites"),
     ],
 )
 def test_config_mistakes_name_the_field(data: dict, field: str) -> None:
