@@ -230,6 +230,7 @@ def test_the_documented_defaults_are_the_codes() -> None:
         "gate.confirm.rounds": c.rounds,
         "gate.confirm.looks": list(c.looks),
         "gate.confirm.most": c.most,
+        "gate.idle": g.idle,
         "timeout": s.timeout,
         "series": s.series,
         "rounds": s.rounds,
@@ -244,6 +245,7 @@ def test_the_documented_defaults_are_the_codes() -> None:
     parsed = config.parse({"bench": {"suites": bench}, "gate": {"confirm": {}}}, "t")
     assert (parsed.rounds, parsed.looks, parsed.minutes) == (g.rounds, g.looks, g.minutes)
     assert (parsed.alpha, parsed.threshold, parsed.jobs) == (g.alpha, g.threshold, g.jobs)
+    assert parsed.idle == g.idle
     assert parsed.confirm == c
     got = parsed.suites["x"]
     assert (got.timeout, got.pairs, got.pair_seconds, got.processes, got.cpus, got.rounds) == (

@@ -12,7 +12,7 @@ from pathlib import Path
 import orjson
 from rich.console import Console
 
-from benchtrack import function_diff
+from benchtrack import function_diff, idle
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_dir
@@ -102,36 +102,39 @@ def run(args: argparse.Namespace) -> int:
     # Screen, then confirm (gate/confirm.py): each stage spends half of alpha; one stage, all.
     share = cfg.alpha * confirm.SHARE if cfg.confirm else None
     second: dict = {}
-    try:
-        made.append(worktree.checkout(root, "base", args.base, base_sha, base_subject))
-        made.append(worktree.checkout(root, "head", args.head, head_sha, head_subject))
-        sides = (made[0], made[1])
-        pins = toolchain_pins(sides[1].path)
-        data = interleave(
-            suites,
-            sides,
-            looks=looks,
-            pins=pins,
-            name_filter=args.filter,
-            cpus=cpus,
-            logs=logs,
-            stop_when=lambda d: analyse(d, cfg, looks, alpha=share).can_stop,
-            progress=say,
-            failures=failures,
-            budget=budget,
-        )
-        outcome = analyse(data, cfg, looks, alpha=share)
-        picked = confirm.candidates(outcome, cfg.confirm) if cfg.confirm else []
-        if picked and cfg.confirm:
-            left = None if budget is None else max(budget - data.seconds, 0.0)
-            second = _confirm(cfg, picked, suites, sides, pins, cpus, logs, say, failures, left)
-            second["screened_seconds"] = data.seconds
-            outcome = confirm.merge(outcome, second.pop("outcome"), picked)
-    finally:
-        os.environ.pop(function_diff.ENV, None)
-        if not args.keep_worktrees:
-            for co in made:
-                worktree.remove(root, co)
+    # Idle CPUs poll for the whole run (idle.py): builds are unaffected, every round quieter.
+    with idle.polling(cfg.idle) as idle_state:
+        say(idle_state)
+        try:
+            made.append(worktree.checkout(root, "base", args.base, base_sha, base_subject))
+            made.append(worktree.checkout(root, "head", args.head, head_sha, head_subject))
+            sides = (made[0], made[1])
+            pins = toolchain_pins(sides[1].path)
+            data = interleave(
+                suites,
+                sides,
+                looks=looks,
+                pins=pins,
+                name_filter=args.filter,
+                cpus=cpus,
+                logs=logs,
+                stop_when=lambda d: analyse(d, cfg, looks, alpha=share).can_stop,
+                progress=say,
+                failures=failures,
+                budget=budget,
+            )
+            outcome = analyse(data, cfg, looks, alpha=share)
+            picked = confirm.candidates(outcome, cfg.confirm) if cfg.confirm else []
+            if picked and cfg.confirm:
+                left = None if budget is None else max(budget - data.seconds, 0.0)
+                second = _confirm(cfg, picked, suites, sides, pins, cpus, logs, say, failures, left)
+                second["screened_seconds"] = data.seconds
+                outcome = confirm.merge(outcome, second.pop("outcome"), picked)
+        finally:
+            os.environ.pop(function_diff.ENV, None)
+            if not args.keep_worktrees:
+                for co in made:
+                    worktree.remove(root, co)
     outcome.suite_failures = failures
     outcome.looks = looks
     outcome.meta = {
@@ -148,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
         "jobs": cfg.jobs,
         "n_looks": len(looks),
         "cpus": cpus,
+        "idle": idle_state,
     }
     doc = outcome.to_dict(data)
     function_diff.attach(doc, profiles)  # the top functions of each regressed counted benchmark

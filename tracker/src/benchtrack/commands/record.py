@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from benchtrack import idle
 from benchtrack.commands import flags
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, BadInput
 from benchtrack.fsutil import atomic_write, output_file
@@ -77,23 +78,26 @@ def run(args: argparse.Namespace) -> int:
         atomic_write(args.out, aa.dump(aa.to_dict(data, meta)))
         return False
 
-    try:
-        data = interleave(
-            suites,
-            sides,
-            looks=list(range(1, args.rounds + 1)),
-            pins=toolchain_pins(co.path),
-            name_filter=args.filter,
-            cpus=cpus,
-            logs=root / "target" / "gate" / f"logs-{stem}",
-            stop_when=checkpoint,
-            progress=say,
-            failures=failures,
-        )
-    finally:
-        if not args.keep_worktree:
-            for side in sides:
-                worktree.remove(root, side)
+    with idle.polling(cfg.idle) as idle_state:  # as the gate measures (idle.py)
+        say(idle_state)
+        meta["idle"] = idle_state
+        try:
+            data = interleave(
+                suites,
+                sides,
+                looks=list(range(1, args.rounds + 1)),
+                pins=toolchain_pins(co.path),
+                name_filter=args.filter,
+                cpus=cpus,
+                logs=root / "target" / "gate" / f"logs-{stem}",
+                stop_when=checkpoint,
+                progress=say,
+                failures=failures,
+            )
+        finally:
+            if not args.keep_worktree:
+                for side in sides:
+                    worktree.remove(root, side)
     meta["load"] = load.summary()
     doc = aa.to_dict(data, meta)
     atomic_write(args.out, aa.dump(doc))

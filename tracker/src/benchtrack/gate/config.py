@@ -10,6 +10,7 @@
     suites = ["rust", "python", "perl"]   # the gate suites measured by default (left out: all)
     skip_paths = ["*.md", "docs/**"]      # a PR changing only these is not measured (gate/skip.py;
                                           # default: documentation, skip.DEFAULT)
+    idle = "poll"             # idle CPUs poll while measuring (idle.py); "machine": as they are
 
     [gate.confirm]            # screen, then confirm the candidates (gate/confirm.py); left out:
     rounds = 16               # one stage, as [gate] rounds and looks say
@@ -37,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchtrack import config, suites
+from benchtrack import config, idle, suites
 from benchtrack.config import CONFIG_NAME
 from benchtrack.errors import BadInput
 from benchtrack.gate import skip
@@ -51,6 +52,7 @@ THRESHOLD = 0.05
 ALPHA = 0.01
 ROUNDS = 16
 JOBS = 1
+IDLE = "poll"
 
 
 def split_key(key: str) -> tuple[str, str]:
@@ -94,6 +96,9 @@ class GateConfig:
     skip_paths: tuple[str, ...] = skip.DEFAULT  # gitignore-style globs that cannot affect timing
     # [gate.selftest] patches: gate-selftest's slowdowns, a file relative to the repository root
     selftest_patches: str | None = None
+    # While measuring, hold a 0 µs wake-up latency request so idle CPUs poll (idle.py), or leave
+    # the machine's idle states ("machine").
+    idle: str = IDLE
 
     def note_for(self, name: str) -> str:
         """What `[gate.notes]` says about a benchmark (longest matching glob), or ""."""
@@ -132,7 +137,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         gate,
         "gate",
         {"threshold", "alpha", "rounds", "looks", "minutes", "suites", "thresholds", "jobs"}
-        | {"notes", "skip_paths", "gating", "confirm", "selftest"},
+        | {"notes", "skip_paths", "gating", "confirm", "selftest", "idle"},
     )
     if "gating" in gate:
         raise BadInput(
@@ -165,6 +170,9 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
     globs = v.array(gate.get("skip_paths", list(skip.DEFAULT)), "gate.skip_paths")
     skips = tuple(skip.check_glob(source, f"gate.skip_paths[{i}]", g) for i, g in enumerate(globs))
     confirm = _confirm(v, gate.get("confirm"))
+    idle_mode = gate.get("idle", IDLE)
+    if idle_mode not in idle.MODES:
+        raise BadInput(source, "gate.idle", " or ".join(f'"{m}"' for m in idle.MODES), idle_mode)
     selftest = _selftest(v, gate.get("selftest"))
     gate_suites = suites.parse(data, source).gate
     if not gate_suites:
@@ -184,6 +192,7 @@ def parse(data: dict[str, Any], source: str) -> GateConfig:
         skip_paths=skips,
         confirm=confirm,
         selftest_patches=selftest,
+        idle=idle_mode,
     )
     cfg.select(None)  # validates gate.suites against the tables
     return cfg

@@ -1,0 +1,61 @@
+"""idle.py: the wake-up latency request is held for the block and withdrawn after it, on the
+real /dev/cpu_dma_latency (root, as CI runs); without write access the gate goes on and says so."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from benchtrack import idle
+from benchtrack.errors import BadInput
+from benchtrack.gate import config
+
+writable = pytest.mark.skipif(
+    not os.access(idle.DEVICE, os.W_OK), reason=f"{idle.DEVICE} is not writable here"
+)
+
+
+@writable
+def test_the_request_holds_for_the_block_only() -> None:
+    before = idle.current()
+    assert before is not None and before > 0  # nothing else holds 0 µs (it would hide ours)
+    with idle.polling("poll") as said:
+        assert idle.current() == 0
+        assert "poll" in said and str(idle.DEVICE) in said
+    assert idle.current() == before
+
+
+@writable
+def test_an_error_in_the_block_still_withdraws_it() -> None:
+    before = idle.current()
+    with pytest.raises(RuntimeError), idle.polling("poll"):
+        assert idle.current() == 0
+        raise RuntimeError("a failed round")
+    assert idle.current() == before
+
+
+def test_machine_leaves_the_idle_states() -> None:
+    before = idle.current()
+    with idle.polling("machine") as said:
+        assert idle.current() == before
+    assert "machine" in said
+
+
+def test_without_access_the_measurement_goes_on_and_says_why(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-device"
+    with idle.polling("poll", missing) as said:
+        pass
+    assert "own idle states" in said and str(missing) in said and "No such file" in said
+    assert not missing.exists()  # nothing created in its place
+
+
+def test_the_config_takes_poll_or_machine_only() -> None:
+    bench = {"x": {"adapter": "perl", "command": "c", "raw": "r"}}
+    assert config.parse({"bench": {"suites": bench}}, "t").idle == "poll"
+    got = config.parse({"bench": {"suites": bench}, "gate": {"idle": "machine"}}, "t")
+    assert got.idle == "machine"
+    with pytest.raises(BadInput) as e:
+        config.parse({"bench": {"suites": bench}, "gate": {"idle": "halt"}}, "t")
+    assert e.value.field == "gate.idle" and "poll" in str(e.value)
