@@ -30,6 +30,8 @@ timeout = 60
 BENCH = """\
 set -euo pipefail
 echo "$GATE_CHECKOUT" > "$SEEN/$GATE_SIDE-$$"
+echo "$GATE_CACHE" > "$SEEN/cache-$GATE_SIDE"
+echo "$GATE_BASE_CACHE" > "$SEEN/seed-$GATE_SIDE"
 sleep 0.3
 mkdir -p out
 printf '%s' '{"schema": "benchtrack.perl/1", "created": "2026-01-01T00:00:00Z", "env": {},
@@ -74,5 +76,10 @@ def test_record_aa_gives_each_side_its_own_checkout(tmp_path: Path) -> None:
     }
     assert len(places["base"]) == len(places["head"]) == 1, places
     assert places["base"] != places["head"]
+    # A head's build starts from this recording's base cache (gate-cargo-build.sh seeds from
+    # it), which record-aa names after its suites: not the gate's cache/base.
+    caches = {side: (seen / f"cache-{side}").read_text().strip() for side in ("base", "head")}
+    assert caches["base"] != caches["head"] and Path(caches["base"]).name != "base"
+    assert (seen / "seed-head").read_text().strip() == caches["base"]
     # The worktrees are removed afterwards (no --keep-worktree).
     assert not any(Path(p).exists() for side in places.values() for p in side)

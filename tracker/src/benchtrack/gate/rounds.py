@@ -46,7 +46,12 @@ WINDOW_SECONDS = 2.0
 
 
 def child_env(
-    co: Checkout, suite: Suite, pins: dict[str, str], filt: str | None, replace: bool = False
+    co: Checkout,
+    suite: Suite,
+    pins: dict[str, str],
+    filt: str | None,
+    replace: bool = False,
+    base_cache: Path | None = None,
 ) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if k not in _STRIP and not k.startswith("CARGO_MAKE_")
@@ -54,7 +59,9 @@ def child_env(
     env.update(pins)
     env["GATE_CHECKOUT"], env["GATE_CACHE"], env["GATE_SIDE"] = str(co.path), str(co.cache), co.side
     env["GATE_SHARED_CACHE"] = str(co.cache.parent / "shared")
-    env["GATE_BASE_CACHE"] = str(co.cache.parent / "base")  # what a head's build may start from
+    # What a head's build may start from: this run's base side's cache (record-aa names its
+    # sides' caches after its suites, so not always cache/base).
+    env["GATE_BASE_CACHE"] = str(base_cache or co.cache.parent / "base")
     # This tracker, for suites that call one (instruction counts): both sides counted alike.
     env["BENCHTRACK"] = f"{sys.executable} -m benchtrack"
     if suite.lockstep:  # what the step worker times: wall time or the process's CPU time
@@ -449,8 +456,9 @@ def interleave(
     pattern = re.compile(name_filter) if name_filter else None
     want = pattern.search if pattern else None
     live = list(suites)
+    base_cache = next(co.cache for co in sides if co.side == "base")
     envs = {
-        (s.name, co.side): child_env(co, s, pins, name_filter, exact_filter)
+        (s.name, co.side): child_env(co, s, pins, name_filter, exact_filter, base_cache)
         for s in suites
         for co in sides
     }
