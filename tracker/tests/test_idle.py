@@ -17,29 +17,34 @@ writable = pytest.mark.skipif(
 )
 
 
+def _held_here() -> bool:
+    """Whether this process has the device open (its request; other processes' may hold too,
+    e.g. a gate test running beside this one, so the machine's value alone cannot tell)."""
+    fds = Path("/proc/self/fd")
+    return any(os.path.realpath(fds / fd) == str(idle.DEVICE) for fd in os.listdir(fds))
+
+
 @writable
 def test_the_request_holds_for_the_block_only() -> None:
-    before = idle.current()
-    assert before is not None and before > 0  # nothing else holds 0 µs (it would hide ours)
+    assert not _held_here()
     with idle.polling("poll") as said:
-        assert idle.current() == 0
+        assert idle.current() == 0  # the least of every holder's, ours 0
+        assert _held_here()
         assert "poll" in said and str(idle.DEVICE) in said
-    assert idle.current() == before
+    assert not _held_here()  # closed: withdrawn
 
 
 @writable
 def test_an_error_in_the_block_still_withdraws_it() -> None:
-    before = idle.current()
     with pytest.raises(RuntimeError), idle.polling("poll"):
-        assert idle.current() == 0
+        assert _held_here()
         raise RuntimeError("a failed round")
-    assert idle.current() == before
+    assert not _held_here()
 
 
 def test_machine_leaves_the_idle_states() -> None:
-    before = idle.current()
     with idle.polling("machine") as said:
-        assert idle.current() == before
+        assert not _held_here()
     assert "machine" in said
 
 
