@@ -162,6 +162,8 @@ def test_slower_commit_fails_naming_the_benchmark(repo: Path) -> None:
     assert md.index("#### Regressions") < md.index("<details>")
     assert "`perl/fixture/square`" in md.split("#### Regressions")[1].split("<details>")[0]
     assert "regressed" in text and "perl/fixture/square" in text
+    # which idle states the rounds ran with, in the JSON and under the table (idle.py)
+    assert doc["idle"].startswith("idle CPUs") and doc["idle"] in " ".join(md.split())
     assert not (repo / "target" / "gate" / "worktrees" / "base").exists()  # removed after
 
 

@@ -92,7 +92,7 @@ def method_line(o: Outcome) -> str:
         f"{len(o.rows)} series of {sum(r.primary for r in o.rows)} benchmarks and "
         f"{m.get('n_looks', 1)} looks{stages}). Every benchmark is judged by its wall-time "
         "throughput; its instructions or CPU time, where measured, can also fail the PR, and "
-        "never make it an improvement"
+        "never make it an improvement" + (f" · {m['idle']}" if m.get("idle") else "")
     )
 
 
