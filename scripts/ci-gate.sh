@@ -16,7 +16,6 @@ if ! base=$(git merge-base "$BASE_SHA" HEAD 2>/dev/null); then
   fi
   exit 2
 fi
-bash scripts/idle-access.sh  # idle CPUs poll while the gate measures (where sudo allows)
 out=target/gate/comment
 rm -rf "$out" && mkdir -p "$out"
 pin=()
@@ -28,7 +27,8 @@ if [ -n "${BENCH_SUITES:-}" ]; then
 fi
 if [ "${1-}" = "--" ]; then shift; fi  # `cargo make TASK -- ARGS` hands the -- on
 # the rest are extra gate flags, e.g. cargo make gate-ci -- --suite python
-"${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out" "${suites[@]}" "$@"
+# --idle-sudo: idle CPUs poll while the gate measures, where the runner's sudo allows (idle.py)
+"${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out" --idle-sudo "${suites[@]}" "$@"
 rc=$?
 [ -f "$out/gate.md" ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ] && cat "$out/gate.md" >> "$GITHUB_STEP_SUMMARY"
 # The PR number as the event gave it (pr-comment.yml still finds the PR from its own event).

@@ -11,15 +11,19 @@ polls and a wake-up costs what it costs on a busy machine (the same walk: 1.7%; 
 CPUs"). The request holds while the file stays open (the kernel's PM QoS interface,
 Documentation/power/pm_qos_interface.rst); cyclictest and rtla's `--dma-latency` use it so.
 
-Writing it needs root or write access to the device (`scripts/ci-gate.sh` grants it with
-`sudo -n` where it can); without it the gate measures with the machine's idle states and says so.
+Writing it needs root or write access to the device: `benchtrack gate --idle-sudo` (CI's gate
+step passes it) first asks `sudo -n` to give this user write access, which hosted runners'
+passwordless sudo allows; without access the gate measures with the machine's idle states and
+says so.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import struct
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,18 +32,26 @@ MODES = ("poll", "machine")  # [gate] idle
 
 
 @contextlib.contextmanager
-def polling(mode: str = "poll", device: Path = DEVICE) -> Iterator[str]:
+def polling(mode: str = "poll", device: Path = DEVICE, sudo: bool = False) -> Iterator[str]:
     """Hold a 0 µs wake-up latency request on `device` for the block when `mode` is "poll";
-    yields one line saying which idle states the measurement ran with."""
+    yields one line saying which idle states the measurement ran with. `sudo`: when the device
+    is not writable, first ask `sudo -n` (never a password prompt) to make this user its owner."""
     if mode != "poll":
         yield 'idle CPUs: the machine\'s own idle states ([gate] idle = "machine")'
         return
+    if sudo and shutil.which("sudo") and device.exists() and not os.access(device, os.W_OK):
+        subprocess.run(
+            ["sudo", "-n", "chown", str(os.getuid()), str(device)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
     try:
         fd = os.open(device, os.O_WRONLY)
     except OSError as e:
         yield (
             f"idle CPUs: the machine's own idle states (cannot write {device}: {e.strerror}; "
-            "grant write access, as scripts/ci-gate.sh does, for quieter multi-threaded rounds)"
+            "`benchtrack gate --idle-sudo` asks sudo for access, for quieter threaded rounds)"
         )
         return
     try:

@@ -51,6 +51,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     flags.add_json(p, "the outcome (gate.json)")
     p.add_argument("--summary", type=Path, help="also append gate.md here (GITHUB_STEP_SUMMARY)")
     p.add_argument("--keep-worktrees", action="store_true", help="keep target/gate/worktrees")
+    p.add_argument(
+        "--idle-sudo",
+        action="store_true",
+        help="if /dev/cpu_dma_latency is not writable, ask `sudo -n` for access first (CI)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -103,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     share = cfg.alpha * confirm.SHARE if cfg.confirm else None
     second: dict = {}
     # Idle CPUs poll for the whole run (idle.py): builds are unaffected, every round quieter.
-    with idle.polling(cfg.idle) as idle_state:
+    with idle.polling(cfg.idle, sudo=args.idle_sudo) as idle_state:
         say(idle_state)
         try:
             made.append(worktree.checkout(root, "base", args.base, base_sha, base_subject))
