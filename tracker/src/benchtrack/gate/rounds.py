@@ -50,8 +50,8 @@ def child_env(
     suite: Suite,
     pins: dict[str, str],
     filt: str | None,
-    replace: bool = False,
-    base_cache: Path | None = None,
+    replace: bool,
+    base_cache: Path,
 ) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if k not in _STRIP and not k.startswith("CARGO_MAKE_")
@@ -61,7 +61,7 @@ def child_env(
     env["GATE_SHARED_CACHE"] = str(co.cache.parent / "shared")
     # What a head's build may start from: this run's base side's cache (record-aa names its
     # sides' caches after its suites, so not always cache/base).
-    env["GATE_BASE_CACHE"] = str(base_cache or co.cache.parent / "base")
+    env["GATE_BASE_CACHE"] = str(base_cache)
     # This tracker, for suites that call one (instruction counts): both sides counted alike.
     env["BENCHTRACK"] = f"{sys.executable} -m benchtrack"
     if suite.lockstep:  # what the step worker times: wall time or the process's CPU time
