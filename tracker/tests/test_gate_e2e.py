@@ -322,6 +322,11 @@ def test_a_screened_candidate_is_confirmed_in_rounds_of_its_own(repo: Path) -> N
     assert code == 1 and doc, text
     assert "perl/fixture/square" in doc["confirm"]["candidates"], text
     assert doc["confirm"]["rounds"] == 24
+    # the candidates' own rounds, both sides, and nothing of the benchmarks not confirmed
+    confirmed = doc["confirm"]["values"]
+    assert len(confirmed["base"]["perl/fixture/square"]) == 24
+    assert len(confirmed["head"]["perl/fixture/square"]) == 24
+    assert set(confirmed["base"]) <= set(doc["confirm"]["candidates"])
     rows = {b["name"]: b for b in doc["benchmarks"]}
     square = rows["perl/fixture/square"]
     assert square["verdict"] == "regressed" and square["stage"] == 2 and square["rounds"] == 24
