@@ -107,6 +107,12 @@ _PY_BENCH = re.compile(r"^\s*def test\w*\([^)]*\bbenchmark\b", re.MULTILINE)
 _PY_PARAMS = re.compile(r"@pytest\.mark\.parametrize\(")
 
 
+# Every function and loop header on a 64-byte boundary (LLVM's -align-all-functions takes a log2),
+# so that where a change moves other code, benchmarks it does not touch keep their speed
+# (tracker/GATE.md, "Code placement"). Both sides are built with it, so it costs neither.
+ALIGNED_RUSTFLAGS = "-C llvm-args=-align-all-functions=6 -C llvm-args=-align-loops=64"
+
+
 def _worker(kind: str, suite: str, extra: str = "") -> tuple[str, str]:
     """The step worker's `build` and `command` for a compiled harness: binaries and their list
     in the side's cache (${GATE_CACHE}: per side, kept across gate runs)."""
@@ -130,10 +136,11 @@ def _criterion(root: Path) -> Lockstep:
         for p in sorted((root / "benches").rglob("*.rs"))
     )
     why = (
-        "the bench binaries `cargo bench` builds; a step runs one benchmark (--exact) with a "
-        "0.02 s measurement of criterion's own; a target dir per side"
+        "the bench binaries `cargo bench` builds, functions and loops 64-byte aligned (a PR's "
+        "code then moves the code of benchmarks it does not touch less); a step runs one "
+        "benchmark (--exact) with a 0.02 s measurement of criterion's own; a target dir per side"
     )
-    env = (("CARGO_TARGET_DIR", "${GATE_CACHE}/cargo"),)
+    env = (("CARGO_TARGET_DIR", "${GATE_CACHE}/cargo"), ("RUSTFLAGS", ALIGNED_RUSTFLAGS))
     return Lockstep(build, command, max(count, 1), 0.3, env=env, why=why)
 
 
