@@ -17,13 +17,18 @@ import sys
 from pathlib import Path
 
 
+def bad_input(message: str) -> None:
+    print(f"gate_changes: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def load(path: Path) -> dict:
     try:
         doc = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as e:
-        sys.exit(f"gate_changes: {path}: not a readable gate.json ({e})")
-    if not isinstance(doc.get("benchmarks"), list):
-        sys.exit(f"gate_changes: {path}: no 'benchmarks' list (is it a gate.json?)")
+        bad_input(f"{path}: expected a readable gate.json ({e})")
+    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
+        bad_input(f"{path}: field 'benchmarks': expected a list (is it a gate.json?)")
     return doc
 
 
@@ -34,7 +39,7 @@ def round_ratios(doc: dict, name: str) -> list[float | None]:
     values = confirm.get("values") if name in confirm.get("candidates", []) else None
     values = values or doc["rounds"]["values"]
     base, head = values["base"].get(name, []), values["head"].get(name, [])
-    return [h / b if b and h else None for b, h in zip(base, head)]
+    return [h / b if b and h else None for b, h in zip(base, head, strict=False)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             )
             if args.rounds:
                 ratios = round_ratios(doc, name)
-                print("    rounds: " + " ".join("—" if r is None else f"{r - 1:+.1%}" for r in ratios))
+                cells = ("—" if r is None else f"{r - 1:+.1%}" for r in ratios)
+                print("    rounds: " + " ".join(cells))
     return 0
 
 

@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             out = measure(workers, plan, flip=rnd % 2 == 1, timeout=600)
             for s in out.benchmarks:
                 b, h = s.samples["base"], s.samples["head"]
-                ratio = math.exp(statistics.median(math.log(y / x) for x, y in zip(b, h))) - 1
+                logs_ratio = [math.log(y / x) for x, y in zip(b, h, strict=True)]
+                ratio = math.exp(statistics.median(logs_ratio)) - 1
                 print(
                     f"round {rnd + 1} {s.name}: {len(b)} pairs, base {statistics.median(b):,.0f} "
                     f"[{min(b):,.0f}, {max(b):,.0f}], head {statistics.median(h):,.0f}, "

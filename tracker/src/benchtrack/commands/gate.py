@@ -201,7 +201,9 @@ def _confirm(cfg, picked, suites, sides, pins, cpus, logs, say, failures, budget
         "rounds": data.count,
         # Each candidate's round values (as the screening's under "rounds"): what a reader needs
         # to see which rounds made an interval wide.
-        "values": {side: {k: v for k, v in by.items() if k in keys} for side, by in data.values.items()},
+        "values": {
+            side: {k: v for k, v in by.items() if k in keys} for side, by in data.values.items()
+        },
         "seconds": data.seconds,
         "stopped_by_budget": data.stopped_by_budget,
         "n_looks": len(looks),
