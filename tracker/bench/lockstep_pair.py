@@ -15,7 +15,6 @@ its steps, the head's median and the round's value (the median of the pairs' rat
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import statistics
 import subprocess
@@ -23,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchtrack.gate.lockstep import Plan, Worker, measure
+from benchtrack.gate.lockstep import Plan, Worker, measure, paired_values
 from benchtrack.idle import polling
 
 
@@ -62,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
             out = measure(workers, plan, flip=rnd % 2 == 1, timeout=600)
             for s in out.benchmarks:
                 b, h = s.samples["base"], s.samples["head"]
-                logs_ratio = [math.log(y / x) for x, y in zip(b, h, strict=True)]
-                ratio = math.exp(statistics.median(logs_ratio)) - 1
+                base_value, head_value = paired_values(b, h)  # the gate's round value
+                ratio = head_value / base_value - 1
                 print(
                     f"round {rnd + 1} {s.name}: {len(b)} pairs, base {statistics.median(b):,.0f} "
                     f"[{min(b):,.0f}, {max(b):,.0f}], head {statistics.median(h):,.0f}, "
