@@ -114,22 +114,52 @@ def test_a_loss_the_screening_cannot_resolve_is_confirmed() -> None:
     assert np.all(one.confirm_rounds[one.candidates > 0] >= 8)
 
 
-def test_the_budget_cuts_the_confirmation_at_a_look() -> None:
+def test_the_budget_moves_the_confirmation_s_last_look() -> None:
     m, prs = 10, 200
     g1, g2 = _simulate(prs, m, np.full(m, 0.05), 5, 16, seed=3)
+    loss = np.zeros((m, 1))
+    loss[0] = np.log(0.92)  # a loss 8 rounds often leave open
     plan = Confirm(rounds=16, looks=(8,), most=10)
     # builds 120 s + 5 screening rounds of 60 s = 420 s; a confirmation round of the picked costs
-    # 2 s + 1 s a candidate: 16 rounds would overrun 430 s of budget, 8 would not, for 1 candidate
-    cut = _decide(g1, g2, plan, budget=430.0 + 8 * 3.0 + 1)
+    # 2 s + 1 s a candidate: for 1 candidate 16 rounds (48 s) would overrun the 35 s left, and
+    # the last look moves to the 11 rounds they hold (8 + 3 more)
+    cut = _decide(g1 + loss, g2 + loss, plan, budget=430.0 + 8 * 3.0 + 1)
     solo = cut.candidates == 1
-    assert np.any(solo) and np.all(cut.confirm_rounds[solo] == 8)
+    assert np.any(solo) and set(cut.confirm_rounds[solo]) <= {8, 11}
+    assert np.any(cut.confirm_rounds[solo] == 11)  # those still open at 8 go on to 11
+    assert not np.any(cut.confirm_rounds > 11)
 
 
 @pytest.mark.parametrize("budget", [None, 1000.0])
-def test_budget_limit_stops_at_the_look_the_pace_would_overrun(budget) -> None:
+def test_budget_rounds_moves_the_last_look_to_what_the_budget_holds(budget) -> None:
     times = np.full((3, 12), 60.0)
-    limit = replay.budget_limit(times, [5, 9, 12], budget, 120.0)
+    cap = replay.budget_rounds(times, [5, 9, 12], budget, 120.0)
     # 120 + 5 x 60 = 420, then 9 rounds would end at 660, 12 at 840: all within 1000
-    assert list(limit) == [2, 2, 2]
-    assert list(replay.budget_limit(times, [5, 9, 12], 600.0, 120.0)) == [0, 0, 0]
-    assert list(replay.budget_limit(times, [5, 9, 12], 700.0, 120.0)) == [1, 1, 1]
+    assert list(cap) == [12, 12, 12]
+    # 600: 9 rounds would end at 660; the 180 s left after look 5 hold 3 rounds
+    assert list(replay.budget_rounds(times, [5, 9, 12], 600.0, 120.0)) == [8, 8, 8]
+    # 700: look 9 ends at 660, 12 would end at 840; 40 s hold no round: stop at 9
+    assert list(replay.budget_rounds(times, [5, 9, 12], 700.0, 120.0)) == [9, 9, 9]
+    assert list(replay.budget_rounds(times, [5, 9, 12], 450.0, 120.0)) == [5, 5, 5]
+
+
+def test_a_moved_look_judges_the_rounds_it_reached() -> None:
+    # A loss the 5 rounds of the first look cannot resolve, 8 can: the budget's moved look
+    # (8 of 12) must judge 8 rounds, not stop at 5 nor read rounds it never ran.
+    rng = np.random.default_rng(4)
+    g = np.log(0.8) + rng.normal(0, 0.15, size=(400, 1, 12))
+    g[..., 8:] = np.nan  # rounds the budget never ran: a look reading them would fail
+    cap = np.full(400, 8)
+    codes, stop, iv = v.sequential(g, 0.05, 0.01, [5, 12], cap=cap)
+    assert set(np.unique(stop)) == {5, 8}  # those not settled at 5 go on to 8, no further
+    assert np.all(np.isfinite(iv.mean))
+    at5, _, _ = v.sequential(g[..., :5], 0.05, 0.01, [5])
+    assert np.mean(codes[:, 0] == v.REGRESSED_C) > np.mean(at5[:, 0] == v.REGRESSED_C) + 0.2
+
+
+def test_budget_look_is_the_rounds_the_budget_holds_short_of_the_next_look() -> None:
+    assert v.budget_look(8, 16, 100.0, 28.0) == 11  # 100 s hold 3 rounds of 28 s
+    assert v.budget_look(8, 16, 1000.0, 28.0) == 15  # the next look would have been taken
+    assert v.budget_look(8, 16, 10.0, 28.0) == 8  # no room: stop at the look just taken
+    assert v.budget_look(8, 16, -5.0, 28.0) == 8
+    assert list(v.budget_look(8, 16, np.array([100.0, 10.0]), np.array([28.0, 0.0]))) == [11, 8]

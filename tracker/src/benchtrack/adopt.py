@@ -295,7 +295,7 @@ def gate_text(suites: list[Found]) -> str:
         "# in worktrees of their own and measured in rounds. threshold: the smallest loss that",
         "# fails a PR (a fraction); alpha: the false-fail probability per PR; looks: the gate",
         "# stops at 5 or 9 rounds (12 at most) once nothing can still fail the PR; minutes: a",
-        "# budget, builds included: no look is started that would end after it.",
+        "# budget, builds included: a look that would end after it moves to the rounds that fit.",
         "[gate]",
         "threshold = 0.05",
         "alpha = 0.01",

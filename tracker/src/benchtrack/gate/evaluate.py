@@ -37,7 +37,7 @@ from benchtrack.gate import verdict as v
 from benchtrack.gate.aa import AAData
 from benchtrack.gate.config import Confirm, split_key
 from benchtrack.gate.outcome import exact_series
-from benchtrack.gate.replay import Costs, Decided, budget_limit, two_stages
+from benchtrack.gate.replay import Costs, Decided, budget_rounds, two_stages
 
 LOSSES = (0.02, 0.05, 0.10, 0.20)
 ACTION_THRESHOLDS = (1.1, 1.5, 2.0)
@@ -208,13 +208,13 @@ def evaluate(
     g = np.where(bigger[None, :, None], lr, -lr)
 
     build = parts[0].build_seconds() if build_seconds is None else build_seconds
-    limit = budget_limit(times, looks, budget, build)
+    cap = budget_rounds(times, looks, budget, build)
     exact = exact_series(merged.names)
     a_job = alpha / jobs
     seconds = None
     if confirm is None:
         gate_ff, gate_detect, stop, by_series = _gate(
-            g, thresholds, a_job, looks, losses, exact, benches, limit
+            g, thresholds, a_job, looks, losses, exact, benches, cap
         )
     else:
         stages = Stages(
@@ -235,7 +235,6 @@ def evaluate(
             f"{_mean_where(decided.confirm_rounds, decided.candidates > 0):.1f} confirmation "
             "rounds"
         )
-    stop_index = np.searchsorted(looks, stop)
     spent = np.take_along_axis(np.cumsum(times, axis=1), stop[:, None] - 1, 1)[:, 0]
     seconds = build + spent + (0.0 if seconds is None else seconds)
     primary = benches.primary
@@ -256,7 +255,7 @@ def evaluate(
         seconds,
         budget,
         build,
-        float(np.mean((limit < len(looks) - 1) & (stop_index == limit))),
+        float(np.mean((cap < looks[-1]) & (stop == cap))),
     )
     ev.rounds_per_part = [min(n, p.rounds) for p in parts]
     ev.false_by_series = by_series * jobs
@@ -287,10 +286,8 @@ def evaluate(
         # The gate calibrated to this rule's false-fail rate: detection at equal false-fail
         # (of the one-stage gate: the calibration searches alpha on the screening alone)
         if 0.01 < ff < 1 and confirm is None:
-            a_eq = _calibrate(g, thresholds, ff, looks, exact, limit)
-            g_ff, g_det, g_stop, _ = _gate(
-                g, thresholds, a_eq, looks, losses, exact, benches, limit
-            )
+            a_eq = _calibrate(g, thresholds, ff, looks, exact, cap)
+            g_ff, g_det, g_stop, _ = _gate(g, thresholds, a_eq, looks, losses, exact, benches, cap)
             note = f"mean {float(np.mean(g_stop)):.1f} rounds"
             label = f"benchtrack gate calibrated to alert {thr * 100:.0f}%'s false-fail"
             ev.matched.append(Method(label, g_ff, g_det, f"{note}, α' {a_eq:.3g} per job"))
@@ -314,11 +311,11 @@ def _gate(
     losses: tuple[float, ...],
     exact: np.ndarray,
     benches: Benchmarks,
-    limit: np.ndarray,
+    cap: np.ndarray,
 ) -> tuple[float, dict[float, np.ndarray], np.ndarray]:
     """(false-fail rate of one job, detection per loss per benchmark, rounds used, each series'
     share of the PRs it fails) on `g`."""
-    codes, stop, _ = v.sequential(g, thresholds, alpha, looks, exact, limit)
+    codes, stop, _ = v.sequential(g, thresholds, alpha, looks, exact, cap)
     ff = float(np.mean(np.any(codes == v.REGRESSED_C, axis=-1)))
     by_series = np.mean(codes == v.REGRESSED_C, axis=0)
     prs, m = g.shape[0], g.shape[1]
@@ -330,7 +327,7 @@ def _gate(
         hits = np.zeros(nb)
         for lo in range(0, prs, CHUNK):
             gg = g[lo : lo + CHUNK, None, :, :] + math.log1p(-d) * slowed[None, :, :, None]
-            lim = np.broadcast_to(limit[lo : lo + CHUNK, None], gg.shape[:2])
+            lim = np.broadcast_to(cap[lo : lo + CHUNK, None], gg.shape[:2])
             c, _, _ = v.sequential(gg, thresholds, alpha, looks, exact, lim)
             flagged = (c == v.REGRESSED_C) & benches.member[None, :, :]
             hits += np.sum(np.any(flagged, axis=-1), axis=0)
@@ -413,7 +410,7 @@ def _calibrate(
     target: float,
     looks: list[int],
     exact: np.ndarray,
-    limit: np.ndarray,
+    cap: np.ndarray,
 ) -> float:
     """The α' at which the gate's false-fail rate on `g` reaches `target` (bisection in log α').
 
@@ -424,7 +421,7 @@ def _calibrate(
     lo, hi = math.log(1e-6), math.log(0.5 * m * k)  # each one-sided level at most 0.5
 
     def ff(log_a: float) -> float:
-        codes, _, _ = v.sequential(g, thresholds, math.exp(log_a), looks, exact, limit)
+        codes, _, _ = v.sequential(g, thresholds, math.exp(log_a), looks, exact, cap)
         return float(np.mean(np.any(codes == v.REGRESSED_C, axis=-1)))
 
     if ff(hi) <= target:

@@ -17,24 +17,26 @@ from benchtrack.gate.config import Confirm
 from benchtrack.gate.confirm import SHARE
 
 
-def budget_limit(
+def budget_rounds(
     times: np.ndarray, looks: list[int], budget: float | None, build: float
 ) -> np.ndarray:
-    """Per pseudo-PR, the index of the last look the time budget lets the gate reach.
+    """Per pseudo-PR, the most rounds the time budget lets the gate reach (its last look).
 
     `times` (P, n): each window's round seconds. As the gate does (gate/rounds.py), at each
-    look but the last it stops when the next look, at the pace of the rounds so far, would end
-    after the budget (builds included)."""
-    last = len(looks) - 1
-    limit = np.full(times.shape[0], last)
+    look but the last, when the next look, at the pace of the rounds so far, would end after
+    the budget (builds included), the last look moves to the rounds the budget still holds."""
+    cap = np.full(times.shape[0], looks[-1])
     if budget is None:
-        return limit
+        return cap
     cum = np.cumsum(times, axis=1)
+    open_ = np.ones(times.shape[0], dtype=bool)  # no look moved yet
     for i, k in enumerate(looks[:-1]):
         spent = cum[:, k - 1]
-        over = build + spent + spent / k * (looks[i + 1] - k) > budget
-        limit = np.where((limit == last) & over, i, limit)
-    return limit
+        pace = spent / k
+        over = open_ & (build + spent + pace * (looks[i + 1] - k) > budget)
+        cap = np.where(over, v.budget_look(k, looks[i + 1], budget - build - spent, pace), cap)
+        open_ &= ~over
+    return cap
 
 
 @dataclass(frozen=True)
@@ -84,8 +86,8 @@ def two_stages(
     seconds). `alpha` is one job's."""
     share = alpha * SHARE
     flat = times.reshape(-1, times.shape[-1])
-    limit = budget_limit(flat, looks, budget, build).reshape(times.shape[:-1])
-    codes1, stop1, iv1 = v.sequential(g1, thresholds, share, looks, exact, limit)
+    cap = budget_rounds(flat, looks, budget, build).reshape(times.shape[:-1])
+    codes1, stop1, iv1 = v.sequential(g1, thresholds, share, looks, exact, cap)
     spent = build + np.take_along_axis(np.cumsum(times, axis=-1), stop1[..., None] - 1, -1)[..., 0]
     left = None if budget is None else budget - spent
     screened = codes1 == v.REGRESSED_C
@@ -103,11 +105,16 @@ def two_stages(
     looks2 = [r for r in looks2 if r <= g2.shape[-1]] or [g2.shape[-1]]
     per_round = costs.round_seconds(picked)
     last = len(looks2) - 1
-    limit2 = np.full(k.shape, last)
-    if left is not None:  # at the pace a confirmation round takes, as budget_limit
+    cap2 = np.full(k.shape, looks2[-1])
+    if left is not None:  # at the pace a confirmation round takes, as budget_rounds
+        moved = np.zeros(k.shape, dtype=bool)
         for i in range(last):
-            over = per_round * looks2[i + 1] > left
-            limit2 = np.where((limit2 == last) & over, i, limit2)
+            over = ~moved & (per_round * looks2[i + 1] > left)
+            at = looks2[i]
+            cap2 = np.where(
+                over, v.budget_look(at, looks2[i + 1], left - per_round * at, per_round), cap2
+            )
+            moved |= over
     level = share / np.maximum(k, 1) / len(looks2)
     worse, better = v.band(thresholds)
     g2 = np.where(picked[..., None], g2, np.nan)
@@ -115,13 +122,14 @@ def two_stages(
     rounds2 = np.zeros(k.shape, dtype=int)
     done = k == 0
     for i, r in enumerate(looks2):
-        iv = v.interval(g2[..., :r], level[..., None])
+        taken = np.minimum(cap2, r)
+        iv = v.interval(v.first_rounds(g2, taken, r), level[..., None])
         c = v.decide(iv, worse, better)
         take = ~done
         codes2 = np.where(take[..., None], c, codes2)
-        rounds2 = np.where(take, r, rounds2)
+        rounds2 = np.where(take, taken, rounds2)
         open_ = _open(iv, c, worse, level, looks2[-1]) & picked
-        done = done | ~np.any(open_, axis=-1) | (limit2 <= i) | (i == last)
+        done = done | ~np.any(open_, axis=-1) | (cap2 <= r) | (i == last)
         if np.all(done):
             break
     confirmed = picked & (codes2 == v.REGRESSED_C)

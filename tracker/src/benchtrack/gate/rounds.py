@@ -29,6 +29,7 @@ from benchtrack import ingest
 from benchtrack.errors import BadInput
 from benchtrack.gate import lockstep
 from benchtrack.gate.model import Meta, Rounds, SuiteFailed, SuiteFailure
+from benchtrack.gate.verdict import budget_look
 from benchtrack.gate.worktree import Checkout
 from benchtrack.machine_load import NeighbourMeter
 from benchtrack.processes import Freezer, shell
@@ -439,10 +440,11 @@ def interleave(
     builds: bool = True,
     exact_filter: bool = False,
 ) -> Rounds:
-    """Build both sides, then measure rounds until the last look or `stop_when` says so at a look,
-    or until the rounds to the next look would end after `budget` seconds from the start (builds
-    included; the pace is the mean round so far). Stopping at a look is sound whatever decides
-    it: every look spends its own share of alpha.
+    """Build both sides, then measure rounds until the last look or `stop_when` says so at a look.
+    When the rounds to the next look would end after `budget` seconds from the start (builds
+    included; the pace is the mean round so far), that look becomes the last and moves to the
+    rounds the budget still holds (none: stop here). Stopping at a look is sound whatever
+    decides it: every look spends its own share of alpha.
 
     A suite that fails to build or run on either side is dropped for both (its failure recorded
     in `failures`); the other suites go on. `builds=False`: the sides are built already (the
@@ -553,6 +555,7 @@ def interleave(
     data.build_seconds = measuring - started
     if beside is not None:
         beside.start()
+    schedule = list(looks)  # the looks to take; the budget may move the last one earlier
     try:
         for rnd in range(looks[-1]):
             if not live:
@@ -561,23 +564,30 @@ def interleave(
             order = (base, head) if rnd % 2 == 0 else (head, base)
             data.orders.append(f"{order[0].side},{order[1].side}")
             run_round(rnd, main, cpus)
-            if beside is not None and rnd + 1 in looks:
+            if beside is not None and rnd + 1 in schedule:
                 beside.wait(rnd + 1)  # a look judges the counts' rounds too
             counts_inside(rnd)
             data.round_seconds.append(time.monotonic() - round_started)
             data.seconds = time.monotonic() - started
-            if rnd + 1 in looks and stop_when(data):
+            if rnd + 1 == schedule[-1] or (rnd + 1 in schedule and stop_when(data)):
                 break
-            if budget is not None and rnd + 1 in looks[:-1]:
+            if budget is not None and rnd + 1 in schedule:
                 pace = (time.monotonic() - measuring) / (rnd + 1)
-                following = looks[looks.index(rnd + 1) + 1]
+                following = schedule[schedule.index(rnd + 1) + 1]
                 if data.seconds + pace * (following - rnd - 1) > budget:
-                    progress(
-                        f"stopping at {rnd + 1} rounds: {following} would end after the "
-                        f"{budget / 60:.0f}-minute budget ({pace:.0f} s a round)"
-                    )
                     data.stopped_by_budget = True
-                    break
+                    last = int(budget_look(rnd + 1, following, budget - data.seconds, pace))
+                    if last == rnd + 1:
+                        progress(
+                            f"stopping at {rnd + 1} rounds: {following} would end after the "
+                            f"{budget / 60:.0f}-minute budget ({pace:.0f} s a round)"
+                        )
+                        break
+                    progress(
+                        f"the last look at {last} rounds, not {following}: the budget has "
+                        f"room for {last - rnd - 1} more ({pace:.0f} s a round)"
+                    )
+                    schedule = [*schedule[: schedule.index(rnd + 1) + 1], last]
     finally:
         if beside is not None:
             beside.stop.set()  # no new count run starts; the one under way ends

@@ -167,25 +167,26 @@ def sequential(
     alpha: float,
     looks: list[int],
     exact: np.ndarray | None = None,
-    limit: np.ndarray | None = None,
+    cap: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, Interval]:
     """Run the adaptive gate on complete round data `g` (..., m, n).
 
     At each look (a number of rounds) compute every verdict; stop at the first look where
-    `can_stop`, else at the last. `limit` (shape (...), an index into `looks`) is the last look
-    each PR may reach: the time budget's stop, which depends on the rounds' seconds, not on
-    their values. Returns (codes (..., m), rounds used (...), the intervals at the stopping
-    look).
+    `can_stop`, else at the last. `cap` (shape (...), rounds, at least the first look) is the
+    most rounds each PR may reach: the time budget's stop (`budget_look`), which depends on the
+    rounds' seconds, not on their values; a cap between two looks is where the later one is
+    taken. Returns (codes (..., m), rounds used (...), the intervals at the stopping look).
     """
     a = per_look_alpha(alpha, tested(g.shape[-2], exact), len(looks))
     worse, better = band(threshold)
     codes = ivs = stop = None
     for k, rounds in enumerate(looks):
-        iv = interval(g[..., :rounds], a, exact)
+        taken = rounds if cap is None else np.minimum(cap, rounds)
+        iv = interval(first_rounds(g, taken, rounds), a, exact)
         c = decide(iv, worse, better, exact)
         if codes is None:
             codes, ivs = c, iv
-            stop = np.full(c.shape[:-1], rounds)
+            stop = np.broadcast_to(taken, c.shape[:-1]).copy()
             done = np.zeros(c.shape[:-1], dtype=bool)
         else:
             take = ~done
@@ -196,13 +197,32 @@ def sequential(
                     for new, old in zip(_f(iv), _f(ivs), strict=True)
                 )
             )
-            stop = np.where(take, rounds, stop)
+            stop = np.where(take, taken, stop)
         done = done | can_stop(iv, worse, better, a, looks[-1], exact) | (k == len(looks) - 1)
-        if limit is not None:
-            done = done | (np.asarray(limit) <= k)
+        if cap is not None:
+            done = done | (np.asarray(cap) <= rounds)
         if np.all(done):
             break
     return codes, stop, ivs
+
+
+def first_rounds(g: np.ndarray, taken: np.ndarray | int, rounds: int) -> np.ndarray:
+    """`g`'s first `rounds` rounds, those from `taken` on (per PR, shape (...)) set to NaN."""
+    if np.isscalar(taken):
+        return g[..., :taken]
+    keep = np.arange(rounds) < np.asarray(taken)[..., None, None]
+    return np.where(keep, g[..., :rounds], np.nan)
+
+
+def budget_look(at, following, left, pace):
+    """Where the last look goes when the next one, at `following` rounds, would end after the
+    time budget (gate/rounds.py): at `at` (the look just taken) plus as many rounds as the
+    `left` seconds hold at `pace` seconds a round, short of `following`. Moving it keeps the
+    number of looks alpha was split over, and where it lands depends on the rounds' seconds,
+    not on their values, so each look still spends only its share. Scalars or arrays."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fit = np.floor(np.where(np.asarray(pace) > 0, np.asarray(left) / pace, 0.0))
+    return at + np.clip(np.nan_to_num(fit), 0, np.asarray(following) - at - 1).astype(int)
 
 
 def _f(iv: Interval) -> tuple[np.ndarray, ...]:
