@@ -81,6 +81,20 @@ def test_failure_text_cannot_break_out_of_its_code_block(tmp_path):
     assert sizes == 1 and "```\n# Approve me" not in body
 
 
+def test_a_count_series_or_a_whole_suite_may_have_failed(tmp_path):
+    # A count suite's step error is keyed by its series ("<name> (instructions)"), a run that
+    # failed without naming a benchmark by its suite: both are shown, not refused.
+    data = verdict()
+    failed = {"rust/walk/rayon (instructions)": "exit 3", "rust-instructions (instructions)": "x"}
+    data["failed"] = {"base": failed, "head": {}}
+    write(tmp_path, "ubuntu-latest-2cpu", data)
+    body, _ = gate_comment.comment(tmp_path)
+    assert "rust/walk/rayon (instructions)" in body and "rust-instructions (instructions)" in body
+    data["failed"] = {"base": {"rust-x (<b>pwned</b>)": "x"}, "head": {}}
+    with pytest.raises(BadInput, match=r"failed\.base"):
+        gate_comment.load(write(tmp_path, "ubuntu-latest-4cpu", data))
+
+
 def test_oversized_and_broken_artifacts_are_bad_input(tmp_path):
     big = write(tmp_path, "a", verdict())
     big.write_bytes(b" " * (gate_comment.MAX_BYTES + 1))

@@ -531,6 +531,8 @@ def test_lockstep_plan_keys_are_checked(key: str, value: object) -> None:
         ({"processes": 0}, "bench.suites.ls.gate.processes"),
         ({"processes": 2.5}, "bench.suites.ls.gate.processes"),
         ({"adapter": "perl", "raw": "out.json", "processes": 2}, "bench.suites.ls.gate.processes"),
+        ({"processes": 2, "pool": "median"}, "bench.suites.ls.gate.pool"),
+        ({"pool": "pairs"}, "bench.suites.ls.gate.pool"),  # one process: nothing to pool
     ],
 )
 def test_processes_are_a_lockstep_count_of_at_least_one(suite: dict, field: str) -> None:
@@ -539,6 +541,8 @@ def test_processes_are_a_lockstep_count_of_at_least_one(suite: dict, field: str)
     assert caught.value.field == field
     assert parse(_cfg(), "benchtrack.toml").suites["ls"].processes == 1
     assert parse(_cfg(processes=4), "benchtrack.toml").suites["ls"].processes == 4
+    assert parse(_cfg(processes=4), "benchtrack.toml").suites["ls"].pool == "processes"
+    assert parse(_cfg(processes=4, pool="pairs"), "benchtrack.toml").suites["ls"].pool == "pairs"
 
 
 # ----------------------------------------------------------------------------- aa round trip
@@ -1000,6 +1004,23 @@ def test_lockstep_round_of_several_processes_gives_one_value_each(tmp_path: Path
         assert (tmp_path / "l" / f"round01-head-ls{k}.log").exists()
     b, h = lockstep.paired_values(base_by["t/a"].samples, head_benches[0].samples, True)
     assert 0.35 < h / b < 0.7  # about half the throughput
+
+
+def test_a_round_pooling_its_processes_pairs_keeps_every_pair_aligned(tmp_path: Path) -> None:
+    # pool = "pairs": the three process pairs' pairs side by side, each base step with the head
+    # step it was paired with; the round's value is their median ratio (head does twice the work).
+    base = [bench("t/a")]
+    suite = replace(_worker_suite(tmp_path, base, [bench("t/a", work=2 * WORK)]), processes=3)
+    suite = replace(suite, pairs=12, pool="pairs")
+    sides = _sides(tmp_path)
+    envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in sides}
+    out = dict((co.side, r) for co, r in _lockstep(suite, sides, envs, None, tmp_path / "l", 0))
+    [b_run], [h_run] = out["base"][0], out["head"][0]
+    assert len(b_run.samples) == len(h_run.samples) >= 3 * 2  # every pair of every process
+    ratios = sorted(h / b for b, h in zip(b_run.samples, h_run.samples, strict=True))
+    assert 0.35 < ratios[len(ratios) // 2] < 0.7  # aligned: a pair's own ratio, ~1/2
+    b, h = lockstep.paired_values(b_run.samples, h_run.samples)
+    assert 0.35 < h / b < 0.7
 
 
 # ----------------------------------------------------------------------------- real harnesses

@@ -237,6 +237,7 @@ def test_the_documented_defaults_are_the_codes() -> None:
         "pairs": s.pairs,
         "pair_seconds": s.pair_seconds,
         "processes": s.processes,
+        "pool": s.pool,
         "cpus": s.cpus,
     }
     assert _documented() == code
@@ -251,3 +252,4 @@ def test_the_documented_defaults_are_the_codes() -> None:
     assert (got.timeout, got.pairs, got.pair_seconds, got.processes, got.cpus, got.rounds) == (
         s.timeout, s.pairs, s.pair_seconds, s.processes, s.cpus, s.rounds
     )  # fmt: skip
+    assert got.pool == s.pool

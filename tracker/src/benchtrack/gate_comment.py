@@ -44,7 +44,8 @@ VERDICTS = {REGRESSED, IMPROVED, UNCHANGED, INCONCLUSIVE}
 # allow any name, but a comment shows only names of this safe alphabet (nothing Markdown reads).
 _SEGMENT = r"[A-Za-z0-9_.,:=+\-]+"
 NAME_RE = re.compile(rf"^({_SEGMENT})/({_SEGMENT})/({_SEGMENT})(/{_SEGMENT})?$")
-ERROR_NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT}){{1,3}}$")
+# A step error names its benchmark; a run that failed without naming one, its suite.
+ERROR_NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT}){{0,3}}$")
 
 
 def load(path: Path) -> Outcome:
@@ -127,6 +128,12 @@ class _Checker:
         self.text(name, field, NAME_RE)
         return value  # type: ignore[return-value]
 
+    def error_name(self, value: object, field: str) -> str:
+        """What failed: a benchmark or a suite, as a series key `<name> (<series>)` or alone."""
+        name, _ = split_key(value) if isinstance(value, str) else (value, "")
+        self.text(name, field, ERROR_NAME_RE)
+        return value  # type: ignore[return-value]
+
     def number(self, value: object, field: str) -> float:
         if value is None:  # the gate writes a non-finite number as null
             return math.nan
@@ -178,7 +185,7 @@ class _Checker:
             entries = value.get(side, {})
             self.that(isinstance(entries, dict), f"failed.{side}", "an object")
             out[side] = {
-                self.text(n, f"failed.{side}", ERROR_NAME_RE): _message(m)
+                self.error_name(n, f"failed.{side}"): _message(m)
                 for n, m in list(entries.items())[:50]
             }
         return out

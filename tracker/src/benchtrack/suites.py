@@ -22,6 +22,7 @@ each one. One `Suite` type serves bench-local, the gate and `benchtrack init`.
     pair_seconds = 1.0                      # no new pair after this long; or per benchmark:
                                             # { "*" = 1.0, "python/x/*" = 2.0 }
     processes = 1                           # worker processes per side per round
+    pool = "processes"                      # their value: "processes" or "pairs" (below)
     cpus = "all"                            # where the turns are taken: "all" CPUs or "one"
     cpu_time = []                           # globs also timed by the process's CPU time
     series = "time"                         # "instructions" (callgrind), "cpu" (lockstep)
@@ -70,7 +71,7 @@ __all__ = ["CONFIG_NAME", "Suite", "Suites", "load", "order", "parse"]
 
 KEYS = {"command", "adapter", "raw", "build", "env", "profile", "companion", "gate"}
 GATE_KEYS = {"name", "command", "build", "adapter", "raw", "env", "timeout", "series", "rounds"}
-GATE_KEYS |= {"pairs", "pair_seconds", "cpus", "cpu_time", "processes"}
+GATE_KEYS |= {"pairs", "pair_seconds", "cpus", "cpu_time", "processes", "pool"}
 # Any ingest adapter reads a whole suite's output; "lockstep" runs a step worker (gate/lockstep.py).
 ADAPTERS = (*HARNESSES, "lockstep")
 # What a suite's values are: wall time, instruction counts (callgrind; they repeat run to run, so
@@ -79,11 +80,13 @@ SERIES = ("time", "instructions", "cpu")
 COUNTED = "instructions"
 STEP_CLOCKS = {"time": "wall", "cpu": "cpu"}  # a lockstep suite's series -> BENCH_STEP_CLOCK
 PLACEMENTS = ("all", "one")
+POOLS = ("processes", "pairs")  # how several lockstep processes make a round's value
 # The defaults of a gate table's keys (tracker/GATE.md, "Configuration", lists them).
 TIMEOUT = 900.0
 PAIRS = 30
 PAIR_SECONDS = 1.0
 PROCESSES = 1
+POOL = "processes"
 CPUS = "all"
 
 
@@ -110,9 +113,15 @@ class Suite:
     # Lockstep: worker processes per side per round, one after the other, the round's pairs
     # shared out over them. What a process gets once and keeps (its memory layout, its threads'
     # placement) is fixed for all its pairs, so more pairs cannot average it away; more
-    # processes do (tracker/bench/lockstep_spread.py measures it). A round's value is then the
-    # mean over its processes of each one's median pair log-ratio.
+    # processes do (tracker/bench/lockstep_spread.py measures it).
     processes: int = PROCESSES
+    # How the processes make a round's value: "processes", the mean over them of each one's
+    # median pair log-ratio (an offset a process keeps for its life, e.g. its memory layout,
+    # one of a few modes, which a median would jump between); "pairs", the median of all their
+    # pairs' log-ratios (a state that comes and goes and hits one side's steps for a while,
+    # e.g. threads placed beside a neighbour: each process adds pairs untouched by the others'
+    # episodes, and a median sets aside the minority that one episode touches).
+    pool: str = POOL
     # Lockstep, series "time": benchmarks (globs) whose steps are also timed by the process's
     # CPU time, a second series "<name> (cpu)" from the same steps (the clock `wall+cpu`).
     cpu_time: tuple[str, ...] = ()
@@ -254,6 +263,7 @@ def _gate_suite(v: Checker, b: Suite, name: str, t: dict[str, Any], where: str) 
         **_pair_seconds(v, t.get("pair_seconds", PAIR_SECONDS), f"{where}.pair_seconds"),
         cpus=_placement(v, t.get("cpus", CPUS), f"{where}.cpus", adapter),
         processes=v.integer(t.get("processes", PROCESSES), f"{where}.processes", 1),
+        pool=_pool(v, t.get("pool", POOL), f"{where}.pool"),
         cpu_time=tuple(
             v.string({"g": g}, "g", f"{where}.cpu_time[{i}]")
             for i, g in enumerate(v.array(t.get("cpu_time", []), f"{where}.cpu_time"))
@@ -263,6 +273,9 @@ def _gate_suite(v: Checker, b: Suite, name: str, t: dict[str, Any], where: str) 
     if suite.processes > 1 and adapter != "lockstep":
         expected = "left out: only a lockstep suite runs several processes a round"
         raise BadInput(source, f"{where}.processes", expected, suite.processes)
+    if "pool" in t and suite.processes == 1:
+        expected = "left out: it says how several processes make a round's value (processes > 1)"
+        raise BadInput(source, f"{where}.pool", expected, suite.pool)
     if suite.cpu_time and (adapter != "lockstep" or series != "time"):
         expected = 'left out: only a lockstep suite of series "time" takes "cpu_time"'
         raise BadInput(source, f"{where}.cpu_time", expected, suite.cpu_time)
@@ -282,6 +295,14 @@ def _placement(v: Checker, x: Any, where: str, adapter: str) -> str:
         raise v.fail(where, '"all" (every CPU of the job) or "one" (one CPU)', x)
     if adapter != "lockstep" and x != CPUS:
         raise v.fail(where, 'left out: only a lockstep suite takes "cpus"', x)
+    return x
+
+
+def _pool(v: Checker, x: Any, where: str) -> str:
+    """`pool`: how a round's processes make its value (Suite.pool)."""
+    if x not in POOLS:
+        expected = '"processes" (the mean of each one\'s value) or "pairs" (all pairs\' median)'
+        raise v.fail(where, expected, x)
     return x
 
 

@@ -247,7 +247,7 @@ def _lockstep(
                 workers[side] = w
         if any(outcome.exit_codes.values()):
             break  # a worker that failed once fails again: one failure is enough
-    result = outcomes[0] if len(outcomes) == 1 else _per_process(outcomes)
+    result = outcomes[0] if len(outcomes) == 1 else _per_process(outcomes, suite.pool)
     seconds = time.monotonic() - t0
     out: list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]] = []
     for co in order:
@@ -308,10 +308,11 @@ def _lockstep_once(
     return outcome, workers
 
 
-def _per_process(outcomes: list[lockstep.Outcome]) -> lockstep.Outcome:
+def _per_process(outcomes: list[lockstep.Outcome], pool: str) -> lockstep.Outcome:
     """Several process pairs' outcomes as one: per benchmark and side, one value per process
-    pair (lockstep.paired_values over its own pairs), aligned; a benchmark missing from a
-    process pair's outcome (an error there) is left out of the round."""
+    pair (lockstep.paired_values over its own pairs), aligned; with `pool` "pairs", all their
+    pairs, aligned (Suite.pool). A benchmark missing from a process pair's outcome (an error
+    there) is left out of the round."""
     by_name: dict[str, list[lockstep.Stepped]] = {}
     for outcome in outcomes:
         for b in outcome.benchmarks:
@@ -329,14 +330,16 @@ def _per_process(outcomes: list[lockstep.Outcome]) -> lockstep.Outcome:
         if len(runs) < len(outcomes) or any(not all(r.samples.values()) for r in runs):
             continue  # an error in one process pair: its errors say which
         for clock in ("samples", "cpu"):
-            kept = {"base": [], "head": []}
-            for r in runs:
-                values = getattr(r, clock)
-                if values.get("base") and values.get("head"):
-                    b, h = lockstep.paired_values(values["base"], values["head"])
-                    kept["base"].append(b)
-                    kept["head"].append(h)
-            setattr(one, clock, kept if len(kept["base"]) == len(runs) else {})
+            pairs = [getattr(r, clock) for r in runs]
+            if not all(p.get("base") and p.get("head") for p in pairs):
+                setattr(one, clock, {})  # not every process pair has this clock's values
+                continue
+            if pool == "pairs":
+                kept = {side: [x for p in pairs for x in p[side]] for side in ("base", "head")}
+            else:
+                values = [lockstep.paired_values(p["base"], p["head"]) for p in pairs]
+                kept = {"base": [b for b, _ in values], "head": [h for _, h in values]}
+            setattr(one, clock, kept)
         merged.append(one)
     errors: dict[str, list[lockstep.StepError]] = {"base": [], "head": []}
     codes = {"base": 0, "head": 0}
@@ -616,7 +619,7 @@ def _record(
             if pattern and not pattern.search(b.name):
                 continue
             direction = getattr(b, "direction", "bigger")
-            per_process = suite.lockstep and suite.processes > 1
+            per_process = suite.lockstep and suite.processes > 1 and suite.pool == "processes"
             meta = Meta(b.unit, direction, suite.name, suite.lockstep, per_process)
             key = getattr(b, "key", None) or suite.key(b.name)
             data.add(co.side, rnd, key, list(b.samples), meta)
