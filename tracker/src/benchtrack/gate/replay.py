@@ -18,13 +18,14 @@ from benchtrack.gate.confirm import SHARE
 
 
 def budget_rounds(
-    times: np.ndarray, looks: list[int], budget: float | None, build: float
+    times: np.ndarray, looks: list[int], budget: float | np.ndarray | None, build: float
 ) -> np.ndarray:
     """Per pseudo-PR, the most rounds the time budget lets the gate reach (its last look).
 
-    `times` (P, n): each window's round seconds. As the gate does (gate/rounds.py), at each
-    look but the last, when the next look, at the pace of the rounds so far, would end after
-    the budget (builds included), the last look moves to the rounds the budget still holds."""
+    `times` (P, n): each window's round seconds; `budget`: one for all, or (P,) one each. As
+    the gate does (gate/rounds.py), at each look but the last, when the next look, at the pace
+    of the rounds so far, would end after the budget (builds included), the last look moves to
+    the rounds the budget still holds."""
     cap = np.full(times.shape[0], looks[-1])
     if budget is None:
         return cap
@@ -106,15 +107,9 @@ def two_stages(
     per_round = costs.round_seconds(picked)
     last = len(looks2) - 1
     cap2 = np.full(k.shape, looks2[-1])
-    if left is not None:  # at the pace a confirmation round takes, as budget_rounds
-        moved = np.zeros(k.shape, dtype=bool)
-        for i in range(last):
-            over = ~moved & (per_round * looks2[i + 1] > left)
-            at = looks2[i]
-            cap2 = np.where(
-                over, v.budget_look(at, looks2[i + 1], left - per_round * at, per_round), cap2
-            )
-            moved |= over
+    if left is not None:  # budget_rounds, every confirmation round at the candidates' pace
+        paced = np.repeat(per_round.reshape(-1, 1), looks2[-1], axis=1)
+        cap2 = budget_rounds(paced, looks2, left.reshape(-1), 0.0).reshape(k.shape)
     level = share / np.maximum(k, 1) / len(looks2)
     worse, better = v.band(thresholds)
     g2 = np.where(picked[..., None], g2, np.nan)
