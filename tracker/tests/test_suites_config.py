@@ -179,8 +179,8 @@ def test_the_old_suites_namespace_is_refused_naming_the_file_field_and_new_place
 def test_this_repositorys_gate_suites_keep_their_names() -> None:
     cfg = config.load(ROOT / config.CONFIG_NAME)
     names = [
-        "rust", "rust-threads", "rust-threads-pooled", "python", "python-threads", "perl", "perl-rss",
-        "rust-instructions", "python-instructions", "perl-instructions",
+        "rust", "rust-threads", "rust-threads-pooled", "python", "python-threads", "perl",
+        "perl-rss", "rust-instructions", "python-instructions", "perl-instructions",
     ]  # fmt: skip
     assert list(cfg.suites) == names  # as gate.json and the shipped recordings name them
     assert sorted(cfg.default_suites) == sorted(names)
