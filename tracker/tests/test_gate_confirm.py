@@ -55,6 +55,22 @@ def test_the_filter_selects_exactly_the_candidates_whichever_way_a_harness_match
         assert not pattern.search(name), name
 
 
+def test_each_suite_gets_the_filter_of_its_own_candidates_only() -> None:
+    # rust-threads-pooled measures the walk at full size, rust the streams on one CPU: one
+    # filter for both would measure the walk on one CPU too.
+    rows = [
+        row("rust/walk/rayon", -0.3, suite="rust-threads-pooled"),
+        row("rust/streams/iterator", -0.1),
+        row("rust/streams/unfold", -0.1),
+    ]
+    filters = confirm.name_filters(rows)
+    assert sorted(filters) == ["rust", "rust-threads-pooled"]
+    pooled, one = (re.compile(filters[k]) for k in ("rust-threads-pooled", "rust"))
+    assert pooled.search("walk/rayon") and not pooled.search("streams/iterator")
+    assert one.search("streams/unfold") and one.search("streams/iterator")
+    assert not one.search("walk/rayon")
+
+
 def test_the_merge_takes_each_candidates_confirmation_and_keeps_the_rest() -> None:
     screened = outcome([row("rust/a", -0.1), row("rust/b", -0.01, "unchanged")])
     confirmed = outcome([row("rust/a", -0.12, "regressed", rounds=16)])

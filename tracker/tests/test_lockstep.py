@@ -669,6 +669,44 @@ def test_interleave_pairs_a_lockstep_suite_round_by_round(tmp_path: Path) -> Non
     assert statistics.median(ratios) > 1.5
 
 
+def test_each_suite_measures_only_its_own_benchmarks_and_never_one_of_anothers(
+    tmp_path: Path,
+) -> None:
+    # Two suites of one harness (the Rust walks at full size, the rest on one CPU): the
+    # confirmation's filters are per suite, so a candidate is measured where the screening
+    # measured it; one filter for both measured rayon on one CPU too and pooled the two.
+    one = _worker_suite(tmp_path, [bench("t/a"), bench("t/b")], [bench("t/a"), bench("t/b")])
+    two = replace(one, name="ls2")
+    common = dict(looks=[1], pins={}, cpus=None, stop_when=lambda _: False, progress=print)
+    failures: list = []
+    data = interleave(
+        [one, two],
+        _sides(tmp_path),
+        name_filter={"ls": "^t/a$", "ls2": "^t/b$"},
+        logs=tmp_path / "logs",
+        failures=failures,
+        **common,
+    )
+    assert failures == []
+    assert {k: m.suite for k, m in data.meta.items()} == {"t/a": "ls", "t/b": "ls2"}
+    assert all(len(data.values[side][k]) == 1 for side in ("base", "head") for k in data.meta)
+    # One filter for both: the second suite that measures t/a is a configuration error, said
+    # so and dropped, never pooled with the first's values.
+    shutil.rmtree(tmp_path / "base"), shutil.rmtree(tmp_path / "head")
+    data = interleave(
+        [one, two],
+        _sides(tmp_path),
+        name_filter="^t/a$",
+        logs=tmp_path / "logs2",
+        failures=failures,
+        **common,
+    )
+    assert [(f.suite, f.what) for f in failures] == [("ls2", "run")]
+    assert "which suite ls measures too" in failures[0].tail
+    assert {k: m.suite for k, m in data.meta.items()} == {"t/a": "ls"}
+    assert len(data.values["base"]["t/a"]) == 1
+
+
 COUNTER = r"""
 import json, os, sys, time
 log, side = sys.argv[1], os.environ["GATE_SIDE"]

@@ -73,6 +73,16 @@ def name_filter(rows: list[Row]) -> str:
     return "^(?:" + "|".join(re.escape(f) for f in forms) + ")$"
 
 
+def name_filters(rows: list[Row]) -> dict[str, str]:
+    """Per suite, the filter of its own candidates only: suites of one harness split its
+    benchmarks between them (a threaded walk at full size, the rest on one CPU), so one filter
+    for all would measure a candidate in each of them and pool their values."""
+    by_suite: dict[str, list[Row]] = {}
+    for r in rows:
+        by_suite.setdefault(r.suite, []).append(r)
+    return {suite: name_filter(picked) for suite, picked in by_suite.items()}
+
+
 def suites_for(rows: list[Row], suites: list[Suite]) -> list[Suite]:
     """The suites that measured the candidates, in their order."""
     wanted = {r.suite for r in rows}

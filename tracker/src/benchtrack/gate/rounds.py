@@ -432,7 +432,7 @@ def interleave(
     *,
     looks: list[int],
     pins: dict[str, str],
-    name_filter: str | None,
+    name_filter: str | dict[str, str] | None,
     cpus: str | None,
     logs: Path,
     stop_when: Callable[[Rounds], bool],
@@ -441,7 +441,6 @@ def interleave(
     budget: float | None = None,
     crowded_at: float = CROWDED,
     builds: bool = True,
-    exact_filter: bool = False,
 ) -> Rounds:
     """Build both sides, then measure rounds until the last look or `stop_when` says so at a look.
     When the rounds to the next look would end after `budget` seconds from the start (builds
@@ -451,19 +450,25 @@ def interleave(
 
     A suite that fails to build or run on either side is dropped for both (its failure recorded
     in `failures`); the other suites go on. `builds=False`: the sides are built already (the
-    confirmation). `exact_filter`: `name_filter` selects exact benchmarks, and is every suite's
-    harness filter. The counted suites run beside the rounds while the
+    confirmation). `name_filter`: one regular expression for every suite, applied beside each
+    suite's own harness filter; or, per suite name, the exact benchmarks that suite is to
+    measure (the confirmation's candidates: its harness filter, replacing the suite's own, so
+    that a benchmark is measured by the suite that measured it in the screening and no other).
+    The counted suites run beside the rounds while the
     rest of the machine keeps fewer than `crowded_at` CPUs busy, inside them from then on.
     """
     data = Rounds()
     started = time.monotonic()
     meter = NeighbourMeter(WINDOW_SECONDS)  # from here, so the builds' span is seen too
-    pattern = re.compile(name_filter) if name_filter else None
-    want = pattern.search if pattern else None
+    exact = isinstance(name_filter, dict)
+    filters = (
+        name_filter if isinstance(name_filter, dict) else {s.name: name_filter for s in suites}
+    )
+    patterns = {s.name: re.compile(f) if (f := filters.get(s.name)) else None for s in suites}
     live = list(suites)
     base_cache = next(co.cache for co in sides if co.side == "base")
     envs = {
-        (s.name, co.side): child_env(co, s, pins, name_filter, exact_filter, base_cache)
+        (s.name, co.side): child_env(co, s, pins, filters.get(s.name), exact, base_cache)
         for s in suites
         for co in sides
     }
@@ -502,6 +507,8 @@ def interleave(
             both = suite.series == COUNTED and (on is None or "," in on or "-" in on)
             full = pausing and not beside and suite.lockstep and suite.cpus == "all"
             counts = freezer if beside else None
+            pattern = patterns[suite.name]
+            want = pattern.search if pattern else None
             with freezer.paused() if full else contextlib.nullcontext():
                 runs = _measure(
                     suite, order, envs, on, logs, rnd, both=both, freezer=counts, want=want
@@ -622,6 +629,16 @@ def _record(
             per_process = suite.lockstep and suite.processes > 1 and suite.pool == "processes"
             meta = Meta(b.unit, direction, suite.name, suite.lockstep, per_process)
             key = getattr(b, "key", None) or suite.key(b.name)
+            other = data.meta.get(key)
+            if other is not None and other.suite != suite.name:
+                # Two suites measuring one series would pool two measurements (one CPU and
+                # full size) into one interval: the configuration is wrong, say so.
+                why = (
+                    f"measures {key}, which suite {other.suite} measures too: give each "
+                    "benchmark to one suite (their BENCH_FILTERs must not overlap)"
+                )
+                drop(suite, SuiteFailure(co.side, suite.name, "run", why, Path(os.devnull)))
+                return
             data.add(co.side, rnd, key, list(b.samples), meta)
             if getattr(b, "seconds", None) is not None and co.side == "base":
                 spent = data.bench_seconds.setdefault(key, [])
