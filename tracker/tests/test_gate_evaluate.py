@@ -175,17 +175,19 @@ def test_a_recording_splits_into_parts_by_rounds_recorded(tmp_path: Path) -> Non
         aa.load_parts(path, "nothing-matches")
 
 
-def _recording(tmp_path: Path, name: str, wall_sd: float, rounds: int = 21, seconds=60.0):
+def _recording(
+    tmp_path: Path, name: str, wall_sd: float, rounds: int = 21, seconds=60.0, first=None
+):
     """A synthetic A/A recording: `t/a` timed in lockstep (round spread `wall_sd`) with its
     instruction count beside it (3 rounds, repeating), and a quiet `t/b`; each round `seconds`
-    long, 100 s of builds."""
+    long (the 3 with counts `first`, when given), 100 s of builds."""
     from benchtrack.gate.model import Meta, Rounds
 
     data = Rounds()
     rng = np.random.default_rng(11)
     for rnd in range(rounds):
         data.orders.append("base,head")
-        data.round_seconds.append(seconds)
+        data.round_seconds.append(first if first is not None and rnd < 3 else seconds)
         for bench, sd in (("t/a", wall_sd), ("t/b", 0.002)):
             pairs = {
                 side: 100 * np.exp(rng.normal(0, sd)) * np.ones(5) for side in ("base", "head")
@@ -244,6 +246,13 @@ def test_the_budget_is_replayed_on_the_recorded_round_seconds(tmp_path: Path) ->
     assert fast.build_seconds == 100.0 and np.all(fast.seconds < 900)
     assert np.min(slow.seconds) >= 100 + 5 * 170
     assert slow.gate.mean_detect(0.10) <= fast.gate.mean_detect(0.10)
+
+
+def test_the_counts_time_goes_with_the_gates_first_rounds(tmp_path: Path) -> None:
+    # The counts run in a gate's first 3 rounds (here 100 s each with them, 10 s without): a
+    # pseudo-PR drawn from any 5 recorded rounds takes those 3 rounds' time, never fewer.
+    e = _evaluate(_recording(tmp_path, "c.json", 0.01, seconds=10.0, first=100.0))
+    assert np.allclose(e.seconds, 100 + 3 * 100 + 2 * 10)
 
 
 def test_recordings_of_one_condition_give_figures_with_an_interval(tmp_path: Path) -> None:

@@ -533,6 +533,9 @@ def test_lockstep_plan_keys_are_checked(key: str, value: object) -> None:
         ({"adapter": "perl", "raw": "out.json", "processes": 2}, "bench.suites.ls.gate.processes"),
         ({"processes": 2, "pool": "median"}, "bench.suites.ls.gate.pool"),
         ({"pool": "pairs"}, "bench.suites.ls.gate.pool"),  # one process: nothing to pool
+        ({"min_pairs": 1}, "bench.suites.ls.gate.min_pairs"),  # one process: AB then BA
+        ({"min_pairs": 0, "processes": 2}, "bench.suites.ls.gate.min_pairs"),
+        ({"adapter": "perl", "raw": "out.json", "min_pairs": 3}, "bench.suites.ls.gate.min_pairs"),
     ],
 )
 def test_processes_are_a_lockstep_count_of_at_least_one(suite: dict, field: str) -> None:
@@ -543,6 +546,8 @@ def test_processes_are_a_lockstep_count_of_at_least_one(suite: dict, field: str)
     assert parse(_cfg(processes=4), "benchtrack.toml").suites["ls"].processes == 4
     assert parse(_cfg(processes=4), "benchtrack.toml").suites["ls"].pool == "processes"
     assert parse(_cfg(processes=4, pool="pairs"), "benchtrack.toml").suites["ls"].pool == "pairs"
+    assert parse(_cfg(processes=2, min_pairs=1), "benchtrack.toml").suites["ls"].min_pairs == 1
+    assert parse(_cfg(min_pairs=3), "benchtrack.toml").suites["ls"].min_pairs == 3
 
 
 # ----------------------------------------------------------------------------- aa round trip
@@ -705,6 +710,23 @@ def test_each_suite_measures_only_its_own_benchmarks_and_never_one_of_anothers(
     assert "which suite ls measures too" in failures[0].tail
     assert {k: m.suite for k, m in data.meta.items()} == {"t/a": "ls"}
     assert len(data.values["base"]["t/a"]) == 1
+
+
+def test_min_pairs_is_the_fewest_pairs_a_round_takes_past_its_seconds(tmp_path: Path) -> None:
+    suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")])
+    common = dict(looks=[1], pins={}, cpus=None, stop_when=lambda _: False, progress=print)
+    for n, (extra, want) in enumerate(((dict(min_pairs=3), 3), ({}, 5))):
+        shutil.rmtree(tmp_path / "base", ignore_errors=True)
+        shutil.rmtree(tmp_path / "head", ignore_errors=True)
+        data = interleave(
+            [replace(suite, pair_seconds=0.01, **extra)],
+            _sides(tmp_path),
+            name_filter=None,
+            logs=tmp_path / f"logs{n}",
+            failures=[],
+            **common,
+        )
+        assert [len(data.samples[side]["t/a"][0]) for side in ("base", "head")] == [want, want]
 
 
 COUNTER = r"""

@@ -238,6 +238,7 @@ def test_the_documented_defaults_are_the_codes() -> None:
         "pair_seconds": s.pair_seconds,
         "processes": s.processes,
         "pool": s.pool,
+        "min_pairs": s.min_pairs,
         "cpus": s.cpus,
     }
     assert _documented() == code

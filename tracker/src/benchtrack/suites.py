@@ -22,6 +22,7 @@ each one. One `Suite` type serves bench-local, the gate and `benchtrack init`.
     pair_seconds = 1.0                      # no new pair after this long; or per benchmark:
                                             # { "*" = 1.0, "python/x/*" = 2.0 }
     processes = 1                           # worker processes per side per round
+    min_pairs = 5                           # pairs per process at least (5; 2 with several)
     pool = "processes"                      # their value: "processes" or "pairs" (below)
     cpus = "all"                            # where the turns are taken: "all" CPUs or "one"
     cpu_time = []                           # globs also timed by the process's CPU time
@@ -71,7 +72,7 @@ __all__ = ["CONFIG_NAME", "Suite", "Suites", "load", "order", "parse"]
 
 KEYS = {"command", "adapter", "raw", "build", "env", "profile", "companion", "gate"}
 GATE_KEYS = {"name", "command", "build", "adapter", "raw", "env", "timeout", "series", "rounds"}
-GATE_KEYS |= {"pairs", "pair_seconds", "cpus", "cpu_time", "processes", "pool"}
+GATE_KEYS |= {"pairs", "pair_seconds", "cpus", "cpu_time", "processes", "pool", "min_pairs"}
 # Any ingest adapter reads a whole suite's output; "lockstep" runs a step worker (gate/lockstep.py).
 ADAPTERS = (*HARNESSES, "lockstep")
 # What a suite's values are: wall time, instruction counts (callgrind; they repeat run to run, so
@@ -115,6 +116,10 @@ class Suite:
     # placement) is fixed for all its pairs, so more pairs cannot average it away; more
     # processes do (tracker/bench/lockstep_spread.py measures it).
     processes: int = PROCESSES
+    # Lockstep: the fewest pairs per benchmark a process pair takes, however long its steps
+    # (pair_seconds stops it no sooner); None: 5 with one process, 2 with several (each at
+    # least AB then BA). Fewer spare the rounds of benchmarks whose steps are long and quiet.
+    min_pairs: int | None = None
     # How the processes make a round's value: "processes", the mean over them of each one's
     # median pair log-ratio (an offset a process keeps for its life, e.g. its memory layout,
     # one of a few modes, which a median would jump between); "pairs", the median of all their
@@ -264,6 +269,7 @@ def _gate_suite(v: Checker, b: Suite, name: str, t: dict[str, Any], where: str) 
         cpus=_placement(v, t.get("cpus", CPUS), f"{where}.cpus", adapter),
         processes=v.integer(t.get("processes", PROCESSES), f"{where}.processes", 1),
         pool=_pool(v, t.get("pool", POOL), f"{where}.pool"),
+        min_pairs=v.integer(t["min_pairs"], f"{where}.min_pairs", 1) if "min_pairs" in t else None,
         cpu_time=tuple(
             v.string({"g": g}, "g", f"{where}.cpu_time[{i}]")
             for i, g in enumerate(v.array(t.get("cpu_time", []), f"{where}.cpu_time"))
@@ -276,6 +282,14 @@ def _gate_suite(v: Checker, b: Suite, name: str, t: dict[str, Any], where: str) 
     if "pool" in t and suite.processes == 1:
         expected = "left out: it says how several processes make a round's value (processes > 1)"
         raise BadInput(source, f"{where}.pool", expected, suite.pool)
+    if suite.min_pairs is not None and adapter != "lockstep":
+        expected = "left out: only a lockstep suite takes pairs"
+        raise BadInput(source, f"{where}.min_pairs", expected, suite.min_pairs)
+    if suite.processes == 1 and (suite.min_pairs or 2) < 2:
+        # One process pair's value must hold both orders (AB then BA); with several, the
+        # processes alternate which side starts.
+        expected = "at least 2 with one process (its pairs in both orders)"
+        raise BadInput(source, f"{where}.min_pairs", expected, suite.min_pairs)
     if suite.cpu_time and (adapter != "lockstep" or series != "time"):
         expected = 'left out: only a lockstep suite of series "time" takes "cpu_time"'
         raise BadInput(source, f"{where}.cpu_time", expected, suite.cpu_time)

@@ -95,6 +95,23 @@ class AAData:
             return np.array(recorded[: self.rounds], dtype=float)
         return np.full(self.rounds, self.gate_seconds(1))
 
+    def drawn_round_times(self, idx: np.ndarray) -> np.ndarray:
+        """(P, k) the seconds of a gate whose rounds are the recorded rounds `idx` (P, k), each
+        taken as the gate's k first rounds. The counted suites run in a gate's first rounds
+        (beside the rest, a look waiting for them, or inside the rounds with a neighbour), so
+        the time they add goes with the round's position, not with the recorded round drawn:
+        what the recording's first `count_rounds` rounds took beyond the median of the later
+        ones is taken off whichever recorded round is drawn and added at those positions."""
+        t = self.round_times()
+        c = min(self.count_rounds(), max(len(t) - 1, 0))
+        excess = t[:c] - (np.median(t[c:]) if c else 0.0)
+        lock = t.copy()
+        lock[:c] -= excess
+        out = lock[idx]
+        first = min(c, out.shape[1])
+        out[:, :first] += excess[:first]
+        return out
+
     def confirm_costs(self) -> Costs:
         """What a confirmation round of some of this recording's series takes (replay.Costs):
         each series' benchmark's median seconds a round (its warm-up and pairs, recorded as

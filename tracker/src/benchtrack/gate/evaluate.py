@@ -180,7 +180,7 @@ def evaluate(
             if confirm is not None:  # not confirmed (the counts): nothing to confirm with
                 confirm_g.append(np.full((prs, len(d.names), n2), np.nan))
         if times is None:  # the first part (the most rounds) paces the gate
-            times = np.pad(d.round_times()[idx], ((0, 0), (0, n - k)), mode="edge")
+            times = np.pad(d.drawn_round_times(idx), ((0, 0), (0, n - k)), mode="edge")
         flip = np.broadcast_to(coin, (prs, k))
         fl, pad = flip[:, None, :], ((0, 0), (0, 0), (0, n - k))
         b_all = d.values["base"][:, idx].transpose(1, 0, 2)  # (P, m_d, k)

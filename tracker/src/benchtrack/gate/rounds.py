@@ -228,8 +228,7 @@ def _lockstep(
         seconds=suite.pair_seconds / n,
         seconds_by=tuple((glob, s / n) for glob, s in suite.pair_seconds_by.items()),
         clock=suite.clock,
-        # Each process pair at least AB then BA, so its own value has both orders in it.
-        min_pairs=5 if n == 1 else 2,
+        min_pairs=suite.min_pairs or (5 if n == 1 else 2),
     )
     outcomes: list[lockstep.Outcome] = []
     workers: dict[str, lockstep.Worker] = {}  # each side's worker to quote: one that failed
