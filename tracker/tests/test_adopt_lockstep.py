@@ -257,3 +257,35 @@ def test_an_adopters_gate_set_up_by_init_measures_each_side_in_lockstep(tmp_path
     verdicts = {b["name"]: b["verdict"] for b in report["benchmarks"]}
     regressed = {name for name, v in verdicts.items() if v == "regressed"}
     assert (code, regressed) == (1, slowed), verdicts
+
+
+def _documented_go_counts() -> str:
+    """docs/adopting.md's `go-instructions` suite, as a reader copies it."""
+    text = (Path(__file__).resolve().parents[2] / "docs/adopting.md").read_text()
+    section = text.split("**Instruction counts (Go).**", 1)[1]
+    return section.split("```toml\n", 1)[1].split("```", 1)[0]
+
+
+@pytest.mark.skipif(
+    shutil.which("go") is None or shutil.which("valgrind") is None, reason="needs Go, valgrind"
+)
+def test_the_documented_go_count_suite_counts_each_benchmark_per_call(tmp_path):
+    repo = go_repo(tmp_path / "go")
+    (repo / "benchtrack.toml").write_text(_documented_go_counts())
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "dev")
+    git(repo, "config", "user.email", "dev@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "count the Go benchmarks")
+    local = benchtrack(repo, "bench-local", "--no-history", "--json", check=False)
+    assert local.returncode == 0, local.stdout[-2000:] + local.stderr[-2000:]
+    from benchtrack.ingest import callgrind
+
+    raw = repo / "target/bench/raw/go-instructions/go.json"
+    got = {b["name"]: b for b in callgrind.parse(raw).benchmarks}
+    assert sorted(got) == ["go/BenchmarkMix", "go/BenchmarkSum/n=256", "go/BenchmarkSum/n=4096"]
+    # 16 times the elements summed, about 16 times the instructions a call; 3 runs that agree
+    ratio = got["go/BenchmarkSum/n=4096"]["value"] / got["go/BenchmarkSum/n=256"]["value"]
+    assert 12 < ratio < 20, ratio
+    for b in got.values():
+        assert len(b["samples"]) == 3 and max(b["samples"]) / min(b["samples"]) < 1.001

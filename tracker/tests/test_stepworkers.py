@@ -107,6 +107,35 @@ def test_gotest_worker_steps_each_benchmark_by_gos_own_time(tmp_path):
     assert out.exit_codes == {"base": 1, "head": 0} or out.exit_codes == {"base": 0, "head": 1}
 
 
+@pytest.mark.skipif(
+    shutil.which("go") is None or shutil.which("valgrind") is None, reason="needs Go, valgrind"
+)
+def test_gotest_counts_instructions_per_call_by_two_lengths_under_callgrind(tmp_path):
+    repo = tmp_path / "mod"
+    repo.mkdir()
+    (repo / "go.mod").write_text("module example.com/scratch\n\ngo 1.21\n")
+    (repo / "work_test.go").write_text(GO_BENCH)
+    cache, out = tmp_path / "cache", tmp_path / "raw" / "go.json"
+    build(repo, "gotest", "--suite", "go", "--dir", str(cache))
+    argv = [sys.executable, "-m", "benchtrack", "step-worker", "gotest", "--suite", "go"]
+    argv += ["--dir", str(cache), "--count", str(out), "--iters", "2"]
+    done = subprocess.run(argv, cwd=repo, capture_output=True, text=True, check=False)
+    # BenchmarkBroken fails past its first call: its error is said, the others are written
+    assert done.returncode == 1 and "go/BenchmarkBroken" in done.stderr, done.stderr
+    from benchtrack.ingest import callgrind as ingest_callgrind
+
+    parsed = {b["name"]: b for b in ingest_callgrind.parse(out).benchmarks}
+    assert sorted(parsed) == ["go/BenchmarkWork/n=100", "go/BenchmarkWork/n=10000"]
+    small, large = (parsed[f"go/BenchmarkWork/n={n}"] for n in (100, 10000))
+    assert small["unit"] == "instructions/op" and small["direction"] == "smaller"
+    # per call: the loop's work alone (the start-up cancels), a hundred times more for 100x n,
+    # and the same in both counted runs
+    assert 90 < large["value"] / small["value"] < 110
+    assert 100 * 2 <= small["value"] < 100 * 20
+    for b in (small, large):
+        assert max(b["samples"]) / min(b["samples"]) < 1.001
+
+
 GBENCH = """\
 #include <benchmark/benchmark.h>
 #include <cstdint>

@@ -109,6 +109,39 @@ def count(
         return counted, output
 
 
+def total(argv: list[str], cwd: Path | None = None) -> int:
+    """The instructions `argv`'s own process runs under callgrind, start-up to exit: for a
+    harness without a count mode, whose fixed costs two runs of different lengths cancel
+    (benchtrack.stepworker.count)."""
+    version = valgrind_version()
+    with tempfile.TemporaryDirectory(prefix="benchtrack-callgrind-") as tmp:
+        options = [
+            "--tool=callgrind",
+            f"--callgrind-out-file={tmp}/cg.%p",
+            "--child-silent-after-fork=yes",
+            "--quiet",
+        ]
+        with subprocess.Popen(
+            ["valgrind", *options, *argv],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        ) as proc:
+            output, _ = proc.communicate()
+        if proc.returncode != 0:
+            tail = "\n".join(output.strip().splitlines()[-5:])
+            raise CountFailed(f"exit {proc.returncode} under callgrind ({version}):\n{tail}")
+        # valgrind runs the command in its own process: its final dump is cg.<that pid>
+        own = Path(tmp) / f"cg.{proc.pid}"
+        m = _SUMMARY.search(own.read_bytes()) if own.is_file() else None
+        if m is None:
+            raise CountFailed(f"{' '.join(argv)}: no callgrind summary in {own.name}")
+        return int(m.group(1))
+
+
 def _dumps(work: Path, pid: str) -> dict[int, int]:
     out = {}
     for p in work.glob(f"cg.{pid}.*"):

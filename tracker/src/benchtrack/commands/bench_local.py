@@ -27,6 +27,7 @@ import argparse
 import os
 import shlex
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -210,6 +211,8 @@ def _measure(
     env.pop("BENCH_FILTER", None)
     env.update(spec.env)
     env["BENCH_PROFILE"] = spec.profile or args.profile
+    # This tracker, for commands that call one (a step worker's counts), as the gate sets it.
+    env["BENCHTRACK"] = f"{sys.executable} -m benchtrack"
     if args.filter:
         env["BENCH_FILTER"] = args.filter
     rc, seconds = _run_with_progress(command, env, log, f"{suite} on {runner.key}", out)

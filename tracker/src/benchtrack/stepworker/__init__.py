@@ -52,6 +52,9 @@ class Target:
     # A harness started afresh each step needs no warm-up step of its own: the gate's first
     # `run 1` checks that it runs (a failure there is that benchmark's error too).
     warm_up: bool = True
+    # The command (argv, working directory) of a step of exactly n calls, where the harness
+    # takes a fixed call count (Go's `-test.benchtime Nx`): what `count` runs under callgrind.
+    argv: Callable[[int], tuple[list[str], Path]] | None = None
 
 
 _COPIES: dict[str, str] = {}
@@ -140,6 +143,48 @@ def serve(targets: list[Target]) -> int:
                 failed = True
                 continue
             replies.write(f"ns {ns:.0f}\n")
+    return 1 if failed else 0
+
+
+# A counted run's length: about this long natively (a few hundred times that under callgrind),
+# long enough that the work of the calls, not the start-up, is what is counted.
+COUNT_NS = 5e6
+
+
+def count(targets: list[Target], out: Path, iters: int) -> int:
+    """Instruction counts per call for a harness without a count mode: each selected target's
+    step of n1 calls and of n2 = 2·n1 calls under callgrind, `iters` times; the difference
+    over n2 − n1 calls cancels what both runs share (the process's start-up, the harness's
+    first probing call, its set-up). n1 is sized from one native step to about COUNT_NS.
+    Written as `benchtrack callgrind`'s raw output (benchtrack.callgrind/1), the names those
+    of the lockstep steps, so the counts sit beside their wall time. Exit 1 when a benchmark
+    failed (the others are written), 0 otherwise."""
+    from benchtrack import callgrind
+
+    chosen = set(selected(t.name for t in targets))
+    counted: list[callgrind.Counted] = []
+    failed = False
+    for t in sorted((t for t in targets if t.name in chosen), key=lambda t: t.name):
+        if t.argv is None:
+            raise SystemExit(f"benchtrack step-worker: {t.name}: the harness takes no call count")
+        try:
+            per_call = max(t.step(10) / 10, 1.0)
+            n1 = max(2, min(10**8, round(COUNT_NS / per_call)))
+            runs = []
+            for _ in range(iters):
+                first, second = (callgrind.total(*t.argv(n)) for n in (n1, 2 * n1))
+                if second <= first:
+                    raise StepFailed(f"{2 * n1} calls counted no more than {n1} ({second})")
+                runs.append(second - first)
+        except (StepFailed, callgrind.CountFailed) as e:
+            print(f"benchtrack step-worker: {t.name}: {_one_line(str(e))}", file=sys.stderr)
+            failed = True
+            continue
+        counted.append(callgrind.Counted(t.name, n1, t.unit, runs))
+        build_log(f"{t.name}: {n1} calls counted, {runs[0] / n1:.1f} instructions each")
+    doc = callgrind.raw_document(counted, sys.argv, callgrind.valgrind_version())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    callgrind.write_raw(out, doc)
     return 1 if failed else 0
 
 

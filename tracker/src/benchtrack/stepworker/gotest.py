@@ -100,9 +100,16 @@ def targets(args: argparse.Namespace) -> list[Target]:
     for e in entries:
         for name in e["names"]:
             full = f"{args.suite}/{e['pkg']}/{name}" if several else f"{args.suite}/{name}"
-            step = _stepper(private_copy(e["binary"]), e["dir"], name)
-            out.append(Target(full, step, warm_up=False))
+            binary = private_copy(e["binary"])
+            step = _stepper(binary, e["dir"], name)
+            argv = _argv(binary, e["dir"], name)
+            out.append(Target(full, step, warm_up=False, argv=argv))
     return out
+
+
+def _argv(binary: str, directory: str, name: str):
+    pattern = exact(name)
+    return lambda n: ([binary, *_flags(pattern, n)], Path(directory))
 
 
 def _stepper(binary: str, directory: str, name: str):
