@@ -109,7 +109,7 @@ def count(
         return counted, output
 
 
-def total(argv: list[str], cwd: Path | None = None) -> int:
+def total(argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> int:
     """The instructions `argv`'s own process runs under callgrind, start-up to exit: for a
     harness without a count mode, whose fixed costs two runs of different lengths cancel
     (benchtrack.stepworker.count)."""
@@ -124,6 +124,7 @@ def total(argv: list[str], cwd: Path | None = None) -> int:
         with subprocess.Popen(
             ["valgrind", *options, *argv],
             cwd=cwd,
+            env={**os.environ, **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

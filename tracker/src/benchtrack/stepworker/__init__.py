@@ -52,9 +52,10 @@ class Target:
     # A harness started afresh each step needs no warm-up step of its own: the gate's first
     # `run 1` checks that it runs (a failure there is that benchmark's error too).
     warm_up: bool = True
-    # The command (argv, working directory) of a step of exactly n calls, where the harness
-    # takes a fixed call count (Go's `-test.benchtime Nx`): what `count` runs under callgrind.
-    argv: Callable[[int], tuple[list[str], Path]] | None = None
+    # The command (argv, working directory, environment added) of a step of exactly n calls,
+    # where the harness takes a fixed call count (Go's `-test.benchtime Nx`): what `count` runs
+    # under callgrind.
+    argv: Callable[[int], tuple[list[str], Path, dict[str, str]]] | None = None
 
 
 _COPIES: dict[str, str] = {}
