@@ -62,7 +62,9 @@ def dry_run(repo: Path) -> dict[str, str]:
 
 
 def doc_block(lang: str) -> str:
-    blocks = re.findall(rf"^```{lang}\n(.*?)^```$", DOC.read_text(), re.MULTILINE | re.DOTALL)
+    """Section 1's one block of `lang` (the files init writes; later sections show others)."""
+    first = DOC.read_text().split("\n## 2.", 1)[0]
+    blocks = re.findall(rf"^```{lang}\n(.*?)^```$", first, re.MULTILINE | re.DOTALL)
     assert len(blocks) == 1, f"one ```{lang} block in {DOC.name}"
     return blocks[0]
 
