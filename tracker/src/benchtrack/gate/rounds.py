@@ -460,9 +460,7 @@ def interleave(
     started = time.monotonic()
     meter = NeighbourMeter(WINDOW_SECONDS)  # from here, so the builds' span is seen too
     exact = isinstance(name_filter, dict)
-    filters = (
-        name_filter if isinstance(name_filter, dict) else {s.name: name_filter for s in suites}
-    )
+    filters = name_filter if exact else {s.name: name_filter for s in suites}
     patterns = {s.name: re.compile(f) if (f := filters.get(s.name)) else None for s in suites}
     live = list(suites)
     base_cache = next(co.cache for co in sides if co.side == "base")
