@@ -28,7 +28,14 @@ esac
 base=$(git rev-parse HEAD)
 older=$(git rev-parse "$older")
 tmp=$(mktemp -d)
-trap 'git worktree remove --force "$tmp/head" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+loop=
+# One cleanup for every exit: the co-tenant loop (when started), the head's worktree, the temp dir.
+cleanup() {
+  [ -z "$loop" ] || kill "$loop" 2>/dev/null || true
+  git worktree remove --force "$tmp/head" 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
 git worktree add -q --detach "$tmp/head" "$base"
 echo "# a no-change PR: one comment line" >> "$tmp/head/python/src/asyncio_patterns/params.py"
 git -C "$tmp/head" -c user.name=nochange-gate -c user.email=nochange-gate@localhost \
@@ -41,12 +48,12 @@ uv run --frozen benchtrack gate --base "$older" --head "$older" --suite rust --r
 [ -d target/gate/cache/base/cargo ] || { echo "nochange-gate: priming built no target dir" >&2; exit 3; }
 find target/gate/cache/base -mindepth 1 -maxdepth 1 ! -name cargo -exec rm -rf {} +
 rm -rf target/gate/cache/head target/gate/cache/shared
-loop=
 if [ "$condition" = cotenant ]; then
   python3 -c 'while True: pass' &
   loop=$!
-  trap 'kill "$loop" 2>/dev/null || true; git worktree remove --force "$tmp/head" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 fi
-uv run --frozen benchtrack gate --base "$base" --head "$head" --out "$tmp/gate" || true
+# The gate's exit code is part of the figure (0: the no-change PR passed), so it is printed.
+rc=0
+uv run --frozen benchtrack gate --base "$base" --head "$head" --out "$tmp/gate" || rc=$?
 cp "$tmp/gate/gate.json" "$out"
-python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("seconds", round(d["seconds"], 1), "build_seconds", d["rounds"]["build_seconds"])' "$out"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("exit", sys.argv[2], "seconds", round(d["seconds"], 1), "build_seconds", d["rounds"]["build_seconds"])' "$out" "$rc"
