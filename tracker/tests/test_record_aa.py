@@ -83,3 +83,36 @@ def test_record_aa_gives_each_side_its_own_checkout(tmp_path: Path) -> None:
     assert (seen / "seed-head").read_text().strip() == caches["base"]
     # The worktrees are removed afterwards (no --keep-worktree).
     assert not any(Path(p).exists() for side in places.values() for p in side)
+
+
+def test_a_suite_that_failed_is_kept_in_the_recording_and_evaluate_refuses_it(
+    tmp_path: Path,
+) -> None:
+    # A recording missing a suite (here one whose command fails, as a missing tool does) has
+    # shorter rounds and fewer series than the gate: it says so, and evaluate will not draw
+    # figures from it.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "seen").mkdir()
+    broken = (
+        '\n[bench.suites.broken]\nadapter = "perl"\nraw = "out/broken.json"\ncommand = "false"\n'
+    )
+    (repo / "benchtrack.toml").write_text(CONFIG + broken)
+    (repo / "bench.sh").write_text(BENCH)
+    (repo / ".gitignore").write_text("target/\nout/\nseen/\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(SEEN=str(repo / "seen"), GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com")
+    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    for cmd in (["git", "init", "-q"], ["git", "add", "."], ["git", "commit", "-qm", "fixture"]):
+        assert run(cmd, repo, env).returncode == 0
+    out = tmp_path / "aa.json"
+    record = [sys.executable, "-m", "benchtrack", "record-aa", "--rounds", "3", "--out", str(out)]
+    done = run(record, repo, env)
+    assert done.returncode == 3, done.stdout + done.stderr  # a benchmark failed to run
+    doc = json.loads(out.read_text())
+    assert {f["suite"] for f in doc["failures"]} == {"broken"}
+    assert "perl/fixture/work (instructions)" in doc["benchmarks"]  # what ran is kept
+    evaluated = run([sys.executable, "-m", "benchtrack", "evaluate", str(out)], repo, env)
+    assert evaluated.returncode == 2, evaluated.stdout + evaluated.stderr
+    assert f"{out}: failures: expected none" in evaluated.stderr
+    assert "broken failed to run (base)" in evaluated.stderr

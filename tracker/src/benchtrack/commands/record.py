@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     def checkpoint(data) -> bool:  # a long recording that is interrupted keeps its rounds
         load.sample()
         meta["load"] = load.summary()
+        meta["failures"] = aa.failures(failures)
         atomic_write(args.out, aa.dump(aa.to_dict(data, meta)))
         return False
 
@@ -99,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
                 for side in sides:
                     worktree.remove(root, side)
     meta["load"] = load.summary()
+    meta["failures"] = aa.failures(failures)  # evaluate refuses a recording with a suite missing
     doc = aa.to_dict(data, meta)
     atomic_write(args.out, aa.dump(doc))
     say(
@@ -118,8 +120,7 @@ def run(args: argparse.Namespace) -> int:
                 "benchmarks": sorted(doc["benchmarks"]),
                 "seconds": data.seconds,
                 "failures": [
-                    {"suite": f.suite, "side": f.side, "what": f.what, "log": str(f.log)}
-                    for f in failures
+                    {**x, "log": str(f.log)} for x, f in zip(doc["failures"], failures, strict=True)
                 ],
             }
         )

@@ -55,6 +55,11 @@ def to_dict(data: Rounds, meta: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def failures(found: list) -> list[dict[str, str]]:
+    """The suites that failed while recording (model.SuiteFailure), as the recording keeps them."""
+    return [{"suite": f.suite, "side": f.side, "what": f.what} for f in found]
+
+
 def _pad(series: list, n: int) -> list:
     return series + [None] * (n - len(series))
 
@@ -216,6 +221,17 @@ def _read(path: Path) -> dict[str, Any]:
     benches = doc.get("benchmarks")
     if not isinstance(benches, dict) or not benches:
         raise BadInput(path, "benchmarks", "a non-empty object of recorded benchmarks")
+    # A suite that failed is missing from the recording, its series and its seconds in every
+    # round: figures drawn from it would describe another gate (shorter rounds, fewer series).
+    failed = doc.get("failures", [])
+    if failed:
+        said = "; ".join(
+            f"{f.get('suite')} failed to {f.get('what')} ({f.get('side')})"
+            if isinstance(f, dict)
+            else repr(f)
+            for f in (failed if isinstance(failed, list) else [failed])
+        )
+        raise BadInput(path, "failures", "none: every suite recorded (record it again)", said)
     return doc
 
 
