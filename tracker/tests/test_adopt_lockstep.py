@@ -288,4 +288,6 @@ def test_the_documented_go_count_suite_counts_each_benchmark_per_call(tmp_path):
     ratio = got["go/BenchmarkSum/n=4096"].value / got["go/BenchmarkSum/n=256"].value
     assert 12 < ratio < 20, ratio
     for b in got.values():
-        assert len(b.samples) == 3 and max(b.samples) / min(b.samples) < 1.01
+        # Go's runtime (GC, scheduler) moves a call's count by up to ~2% between runs: seen
+        # 28532-29005 (1.7%) for BenchmarkMix in a slower state of the CI machine
+        assert len(b.samples) == 3 and max(b.samples) / min(b.samples) < 1.03
