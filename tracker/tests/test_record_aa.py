@@ -44,11 +44,13 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedP
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
 
 
-def test_record_aa_gives_each_side_its_own_checkout(tmp_path: Path) -> None:
+def fixture_repo(tmp_path: Path, config: str) -> tuple[Path, Path, dict[str, str]]:
+    """A committed repository with `config` as its benchtrack.toml and BENCH as bench.sh; the
+    directory BENCH writes what it saw into; the environment to run in it."""
     repo, seen = tmp_path / "repo", tmp_path / "seen"
     repo.mkdir()
     seen.mkdir()
-    (repo / "benchtrack.toml").write_text(CONFIG)
+    (repo / "benchtrack.toml").write_text(config)
     (repo / "bench.sh").write_text(BENCH)
     (repo / ".gitignore").write_text("target/\nout/\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
@@ -61,6 +63,11 @@ def test_record_aa_gives_each_side_its_own_checkout(tmp_path: Path) -> None:
     )
     for cmd in (["git", "init", "-q"], ["git", "add", "."], ["git", "commit", "-qm", "fixture"]):
         assert run(cmd, repo, env).returncode == 0
+    return repo, seen, env
+
+
+def test_record_aa_gives_each_side_its_own_checkout(tmp_path: Path) -> None:
+    repo, seen, env = fixture_repo(tmp_path, CONFIG)
     out = tmp_path / "aa.json"
     done = run(
         [sys.executable, "-m", "benchtrack", "record-aa", "--rounds", "3", "--out", str(out)],
@@ -91,20 +98,10 @@ def test_a_suite_that_failed_is_kept_in_the_recording_and_evaluate_refuses_it(
     # A recording missing a suite (here one whose command fails, as a missing tool does) has
     # shorter rounds and fewer series than the gate: it says so, and evaluate will not draw
     # figures from it.
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    (repo / "seen").mkdir()
     broken = (
         '\n[bench.suites.broken]\nadapter = "perl"\nraw = "out/broken.json"\ncommand = "false"\n'
     )
-    (repo / "benchtrack.toml").write_text(CONFIG + broken)
-    (repo / "bench.sh").write_text(BENCH)
-    (repo / ".gitignore").write_text("target/\nout/\nseen/\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(SEEN=str(repo / "seen"), GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com")
-    env.update(GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
-    for cmd in (["git", "init", "-q"], ["git", "add", "."], ["git", "commit", "-qm", "fixture"]):
-        assert run(cmd, repo, env).returncode == 0
+    repo, _, env = fixture_repo(tmp_path, CONFIG + broken)
     out = tmp_path / "aa.json"
     record = [sys.executable, "-m", "benchtrack", "record-aa", "--rounds", "3", "--out", str(out)]
     done = run(record, repo, env)
