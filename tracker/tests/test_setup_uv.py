@@ -1,12 +1,14 @@
 """scripts/setup.sh installs uv where the system Python is externally managed (PEP 668), as on
 GitHub's ubuntu-24.04 image, where `python3 -m pip install` refuses: into a virtual environment
 of its own, linked into ~/.local/bin. Run with Debian's /usr/bin/python3 (marked
-EXTERNALLY-MANAGED), no uv on PATH and an empty HOME; uv comes from PyPI."""
+EXTERNALLY-MANAGED), no uv on PATH and an empty HOME; uv comes from PyPI. A task run after
+setup then finds uv though ~/.local/bin is not on that PATH (CI's fresh machine had it so)."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -52,3 +54,15 @@ def test_setup_installs_uv_beside_an_externally_managed_python(tmp_path):
     uv = home / ".local/bin/uv"
     got = subprocess.run([str(uv), "--version"], capture_output=True, text=True).stdout
     assert got.split()[:2] == ["uv", version]
+
+    # cargo-make's [env] puts ~/.local/bin on PATH: a task that runs `uv` finds it.
+    cargo_make = shutil.which("cargo-make")
+    if cargo_make is None:
+        pytest.skip("cargo-make is not installed")
+    out = tmp_path / "github-output"
+    task = subprocess.run(
+        [cargo_make, "make", "ci-matrix"], cwd=REPO, env=env | {"GITHUB_OUTPUT": str(out)},
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert task.returncode == 0, task.stdout + task.stderr
+    assert out.read_text().startswith("matrix=")
