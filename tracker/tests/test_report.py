@@ -59,6 +59,7 @@ def test_terminal_table_and_summary_without_color(monkeypatch):
 
 def test_terminal_colors_when_allowed(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")  # rich colours no TERM=dumb terminal
     buffer = io.StringIO()
     terminal.render([comparison()], Console(file=buffer, force_terminal=True, width=160))
     assert "\x1b[" in buffer.getvalue()
