@@ -176,11 +176,19 @@ def test_a_recording_splits_into_parts_by_rounds_recorded(tmp_path: Path) -> Non
 
 
 def _recording(
-    tmp_path: Path, name: str, wall_sd: float, rounds: int = 21, seconds=60.0, first=None
+    tmp_path: Path,
+    name: str,
+    wall_sd: float,
+    rounds: int = 21,
+    seconds=60.0,
+    first=None,
+    lead: list[float] | None = None,
+    extra: dict | None = None,
 ):
     """A synthetic A/A recording: `t/a` timed in lockstep (round spread `wall_sd`) with its
     instruction count beside it (3 rounds, repeating), and a quiet `t/b`; each round `seconds`
-    long (the 3 with counts `first`, when given), 100 s of builds."""
+    long (the 3 with counts `first`, when given; the first rounds `lead`, when given), 100 s of
+    builds; `extra` added to the recording's meta."""
     from benchtrack.gate.model import Meta, Rounds
 
     data = Rounds()
@@ -188,6 +196,8 @@ def _recording(
     for rnd in range(rounds):
         data.orders.append("base,head")
         data.round_seconds.append(first if first is not None and rnd < 3 else seconds)
+        if lead is not None and rnd < len(lead):
+            data.round_seconds[-1] = lead[rnd]
         for bench, sd in (("t/a", wall_sd), ("t/b", 0.002)):
             pairs = {
                 side: 100 * np.exp(rng.normal(0, sd)) * np.ones(5) for side in ("base", "head")
@@ -203,7 +213,7 @@ def _recording(
                 data.add(side, rnd, "t/a (instructions)", [50.0, 50.0], meta)
     data.build_seconds = 100.0
     path = tmp_path / name
-    path.write_bytes(aa.dump(aa.to_dict(data, {"commit": "0" * 40})))
+    path.write_bytes(aa.dump(aa.to_dict(data, {"commit": "0" * 40, **(extra or {})})))
     return path
 
 
@@ -253,6 +263,22 @@ def test_the_counts_time_goes_with_the_gates_first_rounds(tmp_path: Path) -> Non
     # pseudo-PR drawn from any 5 recorded rounds takes those 3 rounds' time, never fewer.
     e = _evaluate(_recording(tmp_path, "c.json", 0.01, seconds=10.0, first=100.0))
     assert np.allclose(e.seconds, 100 + 3 * 100 + 2 * 10)
+
+
+def test_counts_beside_the_rounds_cost_what_the_first_look_waited_for_them(tmp_path: Path):
+    # As the gate does, the recording waited for the counts beside its rounds at its 5th round
+    # only: rounds 1-4 took 12 s (the rounds going on beside the counts), the 5th 150 s (the
+    # wait), the later ones 10 s. Every pseudo-PR pays those five rounds at its first five,
+    # whichever rounds it draws; a recording that waited every round pays its 3 count rounds.
+    lead = [12.0, 12.0, 12.0, 12.0, 150.0]
+    e = _evaluate(_recording(tmp_path, "w.json", 0.01, seconds=10.0, lead=lead,
+                             extra={"counts_wait_from": 5}))  # fmt: skip
+    assert np.allclose(e.seconds, 100 + sum(lead))
+    old = _evaluate(_recording(tmp_path, "o.json", 0.01, seconds=10.0, lead=lead))
+    assert np.min(old.seconds) < 100 + sum(lead)  # the wait is drawn only with round 5
+    bad = _recording(tmp_path, "b.json", 0.01, extra={"counts_wait_from": "5"})
+    with pytest.raises(BadInput, match="counts_wait_from"):
+        aa.load(bad)
 
 
 def test_recordings_of_one_condition_give_figures_with_an_interval(tmp_path: Path) -> None:

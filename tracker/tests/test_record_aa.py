@@ -78,6 +78,7 @@ def test_record_aa_gives_each_side_its_own_checkout(tmp_path: Path) -> None:
     doc = json.loads(out.read_text())
     bench = doc["benchmarks"]["perl/fixture/work (instructions)"]
     assert len(bench["base"]) == len(bench["head"]) == 3
+    assert doc["counts_wait_from"] == 3  # the gate's first look ([gate] rounds = 3), as it waits
     places = {
         side: {p.read_text().strip() for p in seen.glob(f"{side}-*")} for side in ("base", "head")
     }

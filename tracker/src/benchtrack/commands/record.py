@@ -79,6 +79,12 @@ def run(args: argparse.Namespace) -> int:
         atomic_write(args.out, aa.dump(aa.to_dict(data, meta)))
         return False
 
+    # The gate's schedule: its rounds go on while the counts run beside them, and only its
+    # first look waits for the counts; so the recording waits there first, not every round
+    # (which made each count round's counting a round's wait: evaluate's no-change minutes were
+    # long by what the rounds after it would have overlapped). Checkpoints from that look on.
+    first = min(cfg.look_schedule(None, adaptive=True)[0], args.rounds)
+    meta["counts_wait_from"] = first
     with idle.polling(cfg.idle) as idle_state:  # as the gate measures (idle.py)
         say(idle_state)
         meta["idle"] = idle_state
@@ -86,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             data = interleave(
                 suites,
                 sides,
-                looks=list(range(1, args.rounds + 1)),
+                looks=list(range(first, args.rounds + 1)),
                 pins=toolchain_pins(co.path),
                 name_filter=args.filter,
                 cpus=cpus,

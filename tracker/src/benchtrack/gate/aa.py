@@ -105,10 +105,10 @@ class AAData:
         taken as the gate's k first rounds. The counted suites run in a gate's first rounds
         (beside the rest, a look waiting for them, or inside the rounds with a neighbour), so
         the time they add goes with the round's position, not with the recorded round drawn:
-        what the recording's first `count_rounds` rounds took beyond the median of the later
+        what the recording's first `count_span` rounds took beyond the median of the later
         ones is taken off whichever recorded round is drawn and added at those positions."""
         t = self.round_times()
-        c = min(self.count_rounds(), max(len(t) - 1, 0))
+        c = min(self.count_span(), max(len(t) - 1, 0))
         excess = t[:c] - (np.median(t[c:]) if c else 0.0)
         lock = t.copy()
         lock[:c] -= excess
@@ -160,6 +160,17 @@ class AAData:
             ),
             default=0,
         )
+
+    def count_span(self) -> int:
+        """The leading rounds the counts lengthened: their own rounds, and where they ran beside
+        the rounds, every round up to the first the recording waited for them at
+        (`counts_wait_from`, the gate's first look; recordings made before it waited at every
+        round, so their counts' rounds are the span)."""
+        span = self.count_rounds()
+        wait = self.doc.get("counts_wait_from")
+        if span and isinstance(wait, int) and self.counts_beside():
+            span = max(span, wait)
+        return span
 
     def counts_beside(self) -> int:
         """How many of the count rounds ran beside the rounds: all of them unless a neighbour
@@ -221,6 +232,11 @@ def _read(path: Path) -> dict[str, Any]:
     benches = doc.get("benchmarks")
     if not isinstance(benches, dict) or not benches:
         raise BadInput(path, "benchmarks", "a non-empty object of recorded benchmarks")
+    wait = doc.get("counts_wait_from")
+    if wait is not None and (not isinstance(wait, int) or isinstance(wait, bool) or wait < 1):
+        raise BadInput(
+            path, "counts_wait_from", "the round the counts were first waited at (>= 1)", wait
+        )
     # A suite that failed is missing from the recording, its series and its seconds in every
     # round: figures drawn from it would describe another gate (shorter rounds, fewer series).
     failed = doc.get("failures", [])
