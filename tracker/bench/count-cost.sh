@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# What one count run (`--iters 1`, as the gate's count rounds run them) costs, part by part, for
+# the decision of how the gate's counts are scheduled (tracker/GATE.md, "Known limits"):
+#
+#   bash tracker/bench/count-cost.sh RECORDING
+#
+# Seconds of: each Rust bench binary's start under callgrind with nothing to count (a filter
+# that matches none), each counted Rust benchmark alone, the Python count's groups and the whole
+# of it, Perl's, and the Rust suite as the gate runs it. The counted benchmarks are RECORDING's
+# `(instructions)` series. Run it on an otherwise idle machine:
+# it times processes, one at a time.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export UV_PYTHON_DOWNLOADS=never BENCH_THREADS=${BENCH_THREADS:-$(nproc)}
+recording=${1:?usage: count-cost.sh RECORDING (an A/A recording whose counted series to time)}
+[ -f "$recording" ] || { echo "count-cost: $recording: no such recording" >&2; exit 2; }
+
+seconds() {  # seconds of one command (its output dropped), and its exit code
+  local start rc=0
+  start=$(date +%s.%N)
+  "$@" >/dev/null 2>&1 || rc=$?
+  printf '%.2f s (exit %d)' "$(echo "$(date +%s.%N) - $start" | bc)" "$rc"
+}
+count() { uv run --frozen benchtrack callgrind --iters 1 --out "$scratch/c.json" "$@"; }
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+mapfile -t counted < <(python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for n in sorted(doc["benchmarks"]):
+    if n.startswith("rust/") and n.endswith(" (instructions)"):
+        print(n.removeprefix("rust/").removesuffix(" (instructions)"))
+' "$recording")
+mapfile -t exes < <(
+  cargo bench --manifest-path rust/Cargo.toml --locked -p patterns --no-run --message-format=json \
+    2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and "bench" in m["target"]["kind"]:
+        print(m["target"]["name"], m["executable"])'
+)
+echo "counted benchmarks of $recording, BENCH_THREADS=$BENCH_THREADS"
+for entry in "${exes[@]}"; do
+  name=${entry%% *} exe=${entry#* }
+  echo "rust/$name, nothing counted: $(BENCH_PROFILE=quick BENCH_FILTER='^none$' seconds count -- "$exe" --bench)"
+  for b in "${counted[@]}"; do
+    [ "${b%%/*}" = "$name" ] || continue
+    echo "rust/$b: $(BENCH_PROFILE=quick BENCH_FILTER="^$b\$" seconds count -- "$exe" --bench)"
+  done
+done
+python=$(uv run --frozen python -c 'import sys; print(sys.executable)')
+for f in '^python/cpu/(?!process_pool_gather)' '^python/fileio_cpu/' '^python/(cpu/(?!process_pool_gather)|fileio_cpu/)'; do
+  echo "python $f: $(BENCH_PROFILE=count BENCH_FILTER="$f" seconds count --lazy -- "$python" -m pytest \
+    python/benchmarks -o 'python_files=bench_*.py' -p no:cacheprovider --benchmark-disable -q)"
+done
+echo "perl (BENCH_FILTER=trivial): $(BENCH_FILTER=trivial seconds bash scripts/bench-perl-count.sh --iters 1)"
+gate_filter=$(python3 -c 'import tomllib; t = tomllib.load(open("benchtrack.toml", "rb"))
+print(t["bench"]["suites"]["rust-instructions"]["gate"]["env"]["BENCH_FILTER"])')
+echo "rust, the gate's filter: $(BENCH_PROFILE=quick BENCH_FILTER="$gate_filter" seconds bash scripts/bench-rust-count.sh --iters 1)"
