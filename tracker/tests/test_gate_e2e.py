@@ -155,7 +155,9 @@ def test_slower_commit_fails_naming_the_benchmark(repo: Path) -> None:
     assert verdicts["perl/fixture/cube"] != "regressed", text
     assert verdicts["perl/fixture/size"] == "improved", text  # smaller is better: 1000 -> 800 KB
     square = next(b for b in doc["benchmarks"] if b["name"] == "perl/fixture/square")
-    assert -0.7 < square["change"] < -0.3 and square["hi"] < -0.05  # about half the throughput
+    # about half the throughput, resolved: the interval clear of 0 (step 5's rule; it need not
+    # lie wholly beyond the threshold, and .ci/run once read its upper end at -4.7%)
+    assert -0.7 < square["change"] < -0.3 and square["hi"] < 0
     assert doc["only_head"] == ["perl/fixture/extra"]  # reported, not failing
     assert doc["rounds"]["orders"][:2] == ["base,head", "head,base"]
     md = (repo / "target" / "out" / "gate.md").read_text()
