@@ -1,8 +1,8 @@
 """An adopter's gate, set up by `benchtrack init` alone, on small scratch repositories of each
 kind init detects: a Go module, a Python project installed editable with uv (pytest-benchmark),
 a Rust crate with criterion. For each: `bench-local` works; a pull request that changes nothing
-passes; one that makes one benchmarked function do more work (15%; Go's 50%) is regressed, nothing
-else.
+passes; one that makes one benchmarked function do more work (Rust 15%, Python 30%, Go 50%) is
+regressed, nothing else.
 
 The gate measures each benchmark in lockstep through benchtrack's step workers
 (benchtrack.stepworker), each side in its own environment: the Python project's editable
@@ -102,7 +102,10 @@ def total(n):
 def squares(n):
     return [i * i for i in range(n)]
 """
-PY_SLOWER = PY_WORK.replace("    for i in range(n):\n", "    for i in range(n + n * 15 // 100):\n")
+# the PR: 30% more iterations. Measured as init sets it up (`cpus = "auto"`, both benchmarks on
+# one CPU) a 15% one read -16% to -17% [+-4% to 8%] here; on CI's machine, with the sides on two
+# vCPUs, one read -8.6% [-42.7%, +45.9%] (inconclusive). The margin is for CI's noisier days.
+PY_SLOWER = PY_WORK.replace("    for i in range(n):\n", "    for i in range(n + n * 30 // 100):\n")
 PY_BENCH = """\
 import scratchpkg
 
@@ -291,10 +294,13 @@ def test_the_documented_go_count_suite_counts_each_benchmark_per_call(tmp_path):
     raw = repo / "target/bench/raw/go-instructions/go.json"
     got = {b.name: b for b in callgrind.parse(raw).benchmarks}
     assert sorted(got) == ["go/BenchmarkMix", "go/BenchmarkSum/n=256", "go/BenchmarkSum/n=4096"]
-    # 16 times the elements summed, about 16 times the instructions a call; 3 runs agree to 3%
+    # 16 times the elements summed, about 16 times the instructions a call
     ratio = got["go/BenchmarkSum/n=4096"].value / got["go/BenchmarkSum/n=256"].value
     assert 12 < ratio < 20, ratio
     for b in got.values():
-        # Go's runtime (GC, scheduler) moves a call's count by up to ~2% between runs: seen
-        # 28532-29005 (1.7%) for BenchmarkMix in a slower state of the CI machine
-        assert len(b.samples) == 3 and max(b.samples) / min(b.samples) < 1.03
+        # 3 runs agree within the threshold `init` writes (5%), so that the count's range rule
+        # cannot fail a PR that changed nothing. Not closer: Go's runtime threads (sysmon wakes
+        # by the wall clock, which callgrind slows ~50x) add to a run's count, more on a slower
+        # machine: 28532-29005 (1.7%) for BenchmarkMix and 32115-33131 (3.2%) for
+        # BenchmarkSum/n=4096 were seen in CI's runs of this test.
+        assert len(b.samples) == 3 and max(b.samples) / min(b.samples) < 1.05, b.samples

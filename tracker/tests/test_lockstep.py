@@ -865,12 +865,10 @@ def test_a_freezer_stops_and_continues_what_it_started(tmp_path: Path) -> None:
     assert not [t for t in ticks if paused_from < t < paused_to]
 
 
-@pytest.mark.parametrize("placement", ["one", "all"])
-def test_a_suite_takes_its_turns_on_one_cpu_or_on_every_cpu_of_the_job(tmp_path, placement):
-    # "all": each step free to use every CPU of the job, the pools sized to them; "one": both
-    # workers pinned to the last CPU.
+def three_rounds(tmp_path: Path, placement: str) -> Rounds:
+    """Three rounds of one benchmark, the same on both sides, in a suite placed `placement`."""
     suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")], cpus=placement)
-    data = interleave(
+    return interleave(
         [suite],
         _sides(tmp_path),
         looks=[3],
@@ -882,6 +880,13 @@ def test_a_suite_takes_its_turns_on_one_cpu_or_on_every_cpu_of_the_job(tmp_path,
         progress=lambda _: None,
         failures=[],
     )
+
+
+@pytest.mark.parametrize("placement", ["one", "all"])
+def test_a_suite_takes_its_turns_on_one_cpu_or_on_every_cpu_of_the_job(tmp_path, placement):
+    # "all": each step free to use every CPU of the job, the pools sized to them; "one": both
+    # workers pinned to the last CPU.
+    data = three_rounds(tmp_path, placement)
     assert data.count == 3
     every = ",".join(map(str, sorted(os.sched_getaffinity(0))))
     for side in ("base", "head"):

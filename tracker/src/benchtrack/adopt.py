@@ -335,6 +335,9 @@ def suite_gate_text(s: Found, total: int) -> list[str]:
         f"command = {_quoted(g.command)}",
         "pairs = 100",
         f"pair_seconds = {seconds:g}",
+        "# auto: a benchmark that keeps one CPU busy has both sides' turns on one CPU (quieter);",
+        "# one that keeps more busy (threads, a pool) is stepped with every CPU of the runner.",
+        'cpus = "auto"',
     ]
     if g.env:
         lines += [f"[bench.suites.{s.name}.gate.env]"]

@@ -80,7 +80,7 @@ ADAPTERS = (*HARNESSES, "lockstep")
 SERIES = ("time", "instructions", "cpu")
 COUNTED = "instructions"
 STEP_CLOCKS = {"time": "wall", "cpu": "cpu"}  # a lockstep suite's series -> BENCH_STEP_CLOCK
-PLACEMENTS = ("all", "one")
+PLACEMENTS = ("all", "one", "auto")
 POOLS = ("processes", "pairs")  # how several lockstep processes make a round's value
 # The defaults of a gate table's keys (tracker/GATE.md, "Configuration", lists them).
 TIMEOUT = 900.0
@@ -109,7 +109,8 @@ class Suite:
     pair_seconds_by: dict[str, float] = field(default_factory=dict)  # glob -> seconds
     # Where a lockstep suite's two workers take turns: "all" the job's CPUs (each step free to
     # use every one of them, so lost parallelism and contention show: the throughput a user
-    # sees at the runner's size), or "one" CPU (quieter for single-threaded benchmarks).
+    # sees at the runner's size), "one" CPU (quieter for single-threaded benchmarks), or
+    # "auto": one CPU for each benchmark that keeps no more than one busy (gate/placement.py).
     cpus: str = CPUS
     # Lockstep: worker processes per side per round, one after the other, the round's pairs
     # shared out over them. What a process gets once and keeps (its memory layout, its threads'
@@ -304,9 +305,14 @@ def _gate_suite(v: Checker, b: Suite, name: str, t: dict[str, Any], where: str) 
 
 
 def _placement(v: Checker, x: Any, where: str, adapter: str) -> str:
-    """`cpus`: where a lockstep suite's workers take turns, "all" the job's CPUs or "one"."""
+    """`cpus`: where a lockstep suite's workers take turns: "all" the job's CPUs, "one", or
+    "auto", one for each benchmark that keeps no more than one busy (gate/placement.py)."""
     if x not in PLACEMENTS:
-        raise v.fail(where, '"all" (every CPU of the job) or "one" (one CPU)', x)
+        expected = (
+            '"all" (every CPU of the job), "one" (one CPU) or "auto" (one CPU for each '
+            "benchmark that keeps no more than one busy)"
+        )
+        raise v.fail(where, expected, x)
     if adapter != "lockstep" and x != CPUS:
         raise v.fail(where, 'left out: only a lockstep suite takes "cpus"', x)
     return x

@@ -47,6 +47,7 @@ def to_dict(data: Rounds, meta: dict[str, Any]) -> dict[str, Any]:
         "round_seconds": [round(x, 2) for x in data.round_seconds],
         "run_seconds": {k: [round(x, 2) for x in v] for k, v in data.run_seconds.items()},
         "bench_seconds": data.bench_seconds,
+        "placements": data.placements,
         # Where the counts ran: beside the rounds (null) or inside them from this count round.
         "counts_inside_from": data.counts_inside_from,
         "neighbour_cpus": data.neighbour,

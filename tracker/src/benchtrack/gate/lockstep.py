@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchtrack.gate import placement
 from benchtrack.processes import stop_group
 
 TAIL_LINES = 30
@@ -178,6 +179,12 @@ class Worker:
             raise self.failed(f"expected 'ns NANOSECONDS' > 0, got {line!r}")
         return ns
 
+    def note(self, line: str) -> None:
+        """A line of the gate's own in the worker's log (what it chose for this worker)."""
+        if not self._logfile.closed:
+            self._logfile.write(f"[benchtrack gate] {line}\n")
+            self._logfile.flush()
+
     def failed(self, message: str) -> WorkerFailed:
         self.stop()
         return WorkerFailed(self.side, message, self.tail())
@@ -224,6 +231,13 @@ class Plan:
     # Per benchmark (glob on its name, the longest match wins): more time where the pairs
     # spread most, less where a few already agree.
     seconds_by: tuple[tuple[str, float], ...] = ()
+    # `cpus = "auto"` (gate/placement.py): the CPU the workers start on and a single-threaded
+    # benchmark's pairs share, the CPUs a probe and a threaded benchmark's pairs get, and the
+    # choices made so far, by name (one dict for the whole gate run: each benchmark is probed
+    # once).
+    one: frozenset[int] | None = None
+    every: frozenset[int] = frozenset()
+    placements: dict[str, str] = field(default_factory=dict)
 
     def seconds_for(self, name: str) -> float:
         hits = [(glob, s) for glob, s in self.seconds_by if fnmatch.fnmatchcase(name, glob)]
@@ -321,6 +335,53 @@ def _pairs(
             return t
         single = max(single, t[0] * 1e-9)
     n = max(1, round(plan.step / single)) if single > 0 else 1
+    if plan.one is None:
+        return _paired(workers, first, step, n, plan, flip, clocks)
+    # `cpus = "auto"`: the workers live on `one` CPU (started there, as "one" starts them), and
+    # are given every CPU for a probe, and for the pairs of a benchmark that keeps more busy.
+    sessions = [w.proc.pid for w in workers.values()]
+    where = plan.placements.get(first.name)
+    if where is None:
+        placement.pin(sessions, set(plan.every))
+        probed = _probe(workers, step, n)
+        if isinstance(probed, StepError):
+            return probed
+        where = plan.placements[first.name] = placement.choose(probed)
+        for side, w in workers.items():
+            w.note(f"placement {first.name}: {where} ({probed[side]:.2f} CPUs busy in its probe)")
+    placement.pin(sessions, set(plan.every if where == placement.ALL else plan.one))
+    try:
+        return _paired(workers, first, step, n, plan, flip, clocks)
+    finally:
+        if where == placement.ALL:
+            placement.pin(sessions, set(plan.one))
+
+
+def _probe(workers: dict[str, Worker], step, n: int) -> dict[str, float] | StepError:
+    """CPUs each side's session kept busy over its steps of `n` calls, every CPU allowed, for
+    placement.PROBE_SECONDS (both sides), their values not kept. The wall time is the gate's,
+    around each step: a harness that starts a process per step spends its start-up there too."""
+    cpu0 = {side: placement.cpu_seconds(w.proc.pid) for side, w in workers.items()}
+    wall = dict.fromkeys(workers, 0.0)
+    started = time.monotonic()
+    pairs = 0
+    while pairs < 2 or time.monotonic() - started < placement.PROBE_SECONDS:
+        for side in workers:
+            t0 = time.monotonic()
+            t = step(side, n)
+            if isinstance(t, StepError):
+                return t
+            wall[side] += time.monotonic() - t0
+        pairs += 1
+    return {
+        side: (placement.cpu_seconds(w.proc.pid) - cpu0[side]) / max(wall[side], 1e-9)
+        for side, w in workers.items()
+    }
+
+
+def _paired(
+    workers: dict[str, Worker], first: Ready, step, n: int, plan: Plan, flip: bool, clocks: int
+) -> Stepped:
     stepped = Stepped(first.name, first.unit)
     sides = [s for s in ("base", "head") if s in workers]  # ABBA from base, or from head: flip
     budget = plan.seconds_for(first.name)

@@ -56,6 +56,8 @@ class Rounds:
     # (waits for the counts at a look included): `evaluate` replays the time budget on them.
     build_seconds: float = 0.0
     round_seconds: list[float] = field(default_factory=list)
+    # `cpus = "auto"`: per suite, where each benchmark's turns were taken ("one" or "all").
+    placements: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def count(self) -> int:

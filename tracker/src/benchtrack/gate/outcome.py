@@ -134,6 +134,7 @@ class Outcome:
                 "seconds": round(data.seconds, 1),
                 "build_seconds": round(data.build_seconds, 1),
                 "round_seconds": [round(x, 2) for x in data.round_seconds],
+                "placements": data.placements,
                 "values": {
                     side: {
                         n: [None if math.isnan(x) else x for x in data.padded(side, n)]

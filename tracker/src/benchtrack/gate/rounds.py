@@ -27,7 +27,7 @@ from pathlib import Path
 
 from benchtrack import ingest
 from benchtrack.errors import BadInput
-from benchtrack.gate import lockstep
+from benchtrack.gate import lockstep, placement
 from benchtrack.gate.model import Meta, Rounds, SuiteFailed, SuiteFailure
 from benchtrack.gate.verdict import budget_look
 from benchtrack.gate.worktree import Checkout
@@ -169,8 +169,10 @@ def _measure(
     both: bool,
     freezer: Freezer | None = None,
     want: Callable[[str], bool] | None = None,
+    placements: dict[str, str] | None = None,
 ) -> list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]]:
     """One run of `suite` per side, in `order`: one after the other, or `both` at once.
+    `placements`: a lockstep suite's `cpus = "auto"` choices so far (lockstep.Plan).
 
     A side that fails is returned as its SuiteFailed, in order, so the caller drops the suite
     at the first failure exactly as if the sides had run one after the other."""
@@ -185,7 +187,7 @@ def _measure(
         return benches, errors, time.monotonic() - t0
 
     if suite.lockstep:
-        return _lockstep(suite, order, envs, cpus, logs, rnd, want)
+        return _lockstep(suite, order, envs, cpus, logs, rnd, want, placements)
     if not both:
         out = []
         for co in order:
@@ -216,12 +218,15 @@ def _lockstep(
     logs: Path,
     rnd: int,
     want: Callable[[str], bool] | None = None,
+    placements: dict[str, str] | None = None,
 ) -> list[tuple[Checkout, tuple[list, list, float] | SuiteFailed]]:
-    """Both sides' step workers at once, taking turns (gate/lockstep.py): on one CPU, or with
-    every CPU of the job each (the suite's `cpus`); `processes` pairs of them one after the
-    other, each reduced to one value per side (lockstep.paired_values)."""
+    """Both sides' step workers at once, taking turns (gate/lockstep.py): on one CPU, with
+    every CPU of the job each, or on one for each benchmark that keeps no more than one busy
+    (the suite's `cpus`: gate/placement.py); `processes` pairs of them one after the other,
+    each reduced to one value per side (lockstep.paired_values)."""
     t0 = time.monotonic()
-    cpu = one_cpu(cpus) if suite.cpus == "one" else cpus
+    auto = suite.cpus == placement.AUTO
+    cpu = one_cpu(cpus) if suite.cpus == "one" or auto else cpus
     n = suite.processes
     plan = lockstep.Plan(
         pairs=max(4, math.ceil(suite.pairs / n)),
@@ -229,6 +234,9 @@ def _lockstep(
         seconds_by=tuple((glob, s / n) for glob, s in suite.pair_seconds_by.items()),
         clock=suite.clock,
         min_pairs=suite.min_pairs or (5 if n == 1 else 2),
+        one=frozenset({int(one_cpu(cpus))}) if auto else None,
+        every=frozenset(_allowed(cpus)),
+        placements={} if placements is None else placements,
     )
     outcomes: list[lockstep.Outcome] = []
     workers: dict[str, lockstep.Worker] = {}  # each side's worker to quote: one that failed
@@ -489,6 +497,11 @@ def interleave(
     lock = threading.Lock()  # the counts' thread records into `data` too
 
     freezer = Freezer()  # the counts beside the rounds; paused while a suite needs every CPU
+
+    def auto_choices(suite: Suite) -> dict[str, str] | None:
+        """A `cpus = "auto"` suite's placements so far: each benchmark probed once a run."""
+        return data.placements.setdefault(suite.name, {}) if suite.cpus == placement.AUTO else None
+
     pausing = False  # set once the counts run beside the rounds
 
     def run_round(rnd: int, suites: list[Suite], on: str | None, stop=None, beside=False) -> None:
@@ -502,13 +515,22 @@ def interleave(
             # (one after the other beside lockstep on a single spare CPU). Wall time is
             # measured in lockstep or one side at a time, the two back to back.
             both = suite.series == COUNTED and (on is None or "," in on or "-" in on)
-            full = pausing and not beside and suite.lockstep and suite.cpus == "all"
+            full = pausing and not beside and suite.lockstep and suite.cpus != "one"
             counts = freezer if beside else None
             pattern = patterns[suite.name]
             want = pattern.search if pattern else None
             with freezer.paused() if full else contextlib.nullcontext():
                 runs = _measure(
-                    suite, order, envs, on, logs, rnd, both=both, freezer=counts, want=want
+                    suite,
+                    order,
+                    envs,
+                    on,
+                    logs,
+                    rnd,
+                    both=both,
+                    freezer=counts,
+                    want=want,
+                    placements=auto_choices(suite),
                 )
             with lock:
                 _record(data, suite, rnd, runs, pattern, looks[-1], drop, progress)
@@ -555,7 +577,7 @@ def interleave(
 
     # A full-size lockstep suite's workers size their pools to every CPU of the job.
     for s in live:
-        if s.lockstep and s.cpus == "all":
+        if s.lockstep and s.cpus != "one":
             for co in sides:
                 envs[s.name, co.side].setdefault("BENCH_THREADS", str(len(_allowed(cpus))))
     measuring = time.monotonic()
