@@ -52,11 +52,12 @@ for name, call in (("t/single", single), ("t/threads", threads)):
         word, _, arg = line.strip().partition(" ")
         if word == "next":
             break
+        # where the step runs, read before its reply: after it the gate may move the worker
+        seen.write(f"{spec['side']} {name} step {cpus()}\n")
         t0 = time.perf_counter_ns()
         for _ in range(int(arg)):
             call()
         replies.write(f"ns {time.perf_counter_ns() - t0}\n")
-        seen.write(f"{spec['side']} {name} step {cpus()}\n")
 """
 
 

@@ -129,11 +129,13 @@ def test_gotest_counts_instructions_per_call_by_two_lengths_under_callgrind(tmp_
     small, large = (parsed[f"go/BenchmarkWork/n={n}"] for n in (100, 10000))
     assert small.unit == "instructions/op" and small.direction == "smaller"
     # per call: the loop's work alone (the start-up cancels), a hundred times more for 100x n,
-    # and the same to 1% in both counted runs (the runtime's own threads vary a little)
+    # and both counted runs within the 5% threshold `init` writes: Go's runtime threads add a
+    # little to each run (607.4 and 614.2 a call, 1.1%, in a CI run of this test; see
+    # test_adopt_lockstep's Go count test)
     assert 90 < large.value / small.value < 110
     assert 100 * 2 <= small.value < 100 * 20
     for b in (small, large):
-        assert max(b.samples) / min(b.samples) < 1.01
+        assert max(b.samples) / min(b.samples) < 1.05, b.samples
 
 
 GBENCH = """\
