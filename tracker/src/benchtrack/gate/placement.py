@@ -16,7 +16,7 @@ the step processes it waited for) against the wall time of its steps; the probe'
 kept. Up to THREADED CPUs on both sides: the benchmark's pairs (then and in every later round)
 run on the one CPU; more: with every CPU, the workers put back on the one CPU after them. (Why
 start there rather than pin for the pairs only: a process's start and warm-up are part of what
-it keeps, and a single-threaded benchmark is then measured exactly as "one" measures it.)
+it keeps, and a single-threaded benchmark's workers are then started as "one" starts them.)
 """
 
 from __future__ import annotations
