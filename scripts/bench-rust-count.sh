@@ -8,17 +8,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/count-args.sh
 . scripts/count-args.sh
 count_args rust "$@"
-# Build once; cargo's JSON messages name each bench binary.
-mapfile -t exes < <(
-  cargo bench --manifest-path rust/Cargo.toml --locked -p patterns --no-run --message-format=json \
-    | python3 -c '
-import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and "bench" in m["target"]["kind"]:
-        print(m["target"]["name"], m["executable"])
-'
-)
+mapfile -t exes < <(bash scripts/rust-bench-binaries.sh)
 [ ${#exes[@]} -gt 0 ] || { echo "bench-rust-count: cargo built no bench binary" >&2; exit 3; }
 failed=()
 for entry in "${exes[@]}"; do

@@ -77,13 +77,19 @@ def main() -> int:
 def table(outdir: Path) -> int:
     from lockstep_spread import spreads  # tracker/bench, beside this script
 
-    print("| `cpus` | recordings | benchmark | between-round sd %, median (range) | load average |")
-    print("|---|--:|---|---|---|")
-    for cpus in PLACEMENTS:
-        docs = [
+    found = {
+        cpus: [
             json.loads(f.read_text())
             for f in sorted(outdir.glob(f"aa-adopt-placement-{cpus}-*.json"))
         ]
+        for cpus in PLACEMENTS
+    }
+    if not any(found.values()):
+        print(f"adopt_placement: {outdir}: no aa-adopt-placement-*.json", file=sys.stderr)
+        return 2
+    print("| `cpus` | recordings | benchmark | between-round sd %, median (range) | load average |")
+    print("|---|--:|---|---|---|")
+    for cpus, docs in found.items():
         if not docs:
             continue
         by_name: dict[str, list[float]] = {}

@@ -32,15 +32,7 @@ for n in sorted(doc["benchmarks"]):
     if n.startswith("rust/") and n.endswith(" (instructions)"):
         print(n.removeprefix("rust/").removesuffix(" (instructions)"))
 ' "$recording")
-mapfile -t exes < <(
-  cargo bench --manifest-path rust/Cargo.toml --locked -p patterns --no-run --message-format=json \
-    2>/dev/null | python3 -c '
-import json, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and "bench" in m["target"]["kind"]:
-        print(m["target"]["name"], m["executable"])'
-)
+mapfile -t exes < <(bash scripts/rust-bench-binaries.sh 2>/dev/null)
 echo "counted benchmarks of $recording, BENCH_THREADS=$BENCH_THREADS"
 for entry in "${exes[@]}"; do
   name=${entry%% *} exe=${entry#* }

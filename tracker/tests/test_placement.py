@@ -2,7 +2,7 @@
 CPU busy has its pairs there, one that keeps two busy is stepped with every CPU (its probe too),
 and the workers are put back after. Real worker processes speak the step protocol; one
 benchmark hashes a large buffer in two threads (hashlib lets go of the GIL), the other is a
-pure-Python loop."""
+pure-Python loop; a busy loop beside them plays a neighbour."""
 
 from __future__ import annotations
 
@@ -116,10 +116,40 @@ def test_auto_pins_a_single_threaded_benchmark_and_keeps_every_cpu_for_a_threade
     assert threads == [1] * 2 + [len(every)] * 12
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_a_neighbour_does_not_make_a_threaded_benchmark_look_single_threaded(tmp_path):
+    # A busy loop beside the gate leaves the two hashing threads ~1.3 CPUs between them, which
+    # CPU time alone read as single-threaded; their two busy threads keep it on every CPU.
+    every = frozenset(os.sched_getaffinity(0))
+    plan = lockstep.Plan(pairs=6, seconds=30, one=frozenset({max(every)}), every=every)
+    loop = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        out = lockstep.measure(
+            workers(tmp_path, tmp_path / "seen.txt", str(max(every))), plan, False, 120
+        )
+    finally:
+        loop.kill()
+        loop.wait()
+    assert out.exit_codes == {"base": 0, "head": 0}
+    assert plan.placements == {"t/single": placement.ONE, "t/threads": placement.ALL}
+    log = (tmp_path / "logs" / "base.log").read_text()
+    assert "placement t/threads: all" in log and "2 busy threads" in log, log
+
+
 def test_choose_keeps_every_cpu_once_a_side_keeps_more_than_one_busy():
-    assert placement.choose({"base": 1.0, "head": 1.1}) == placement.ONE
+    one = placement.Usage(cpus=1.0, threads=1)
+    assert placement.choose({"base": one, "head": placement.Usage(1.1, 1)}) == placement.ONE
     # lost parallelism: the base used two CPUs, the head one; both must show at full size
-    assert placement.choose({"base": 1.9, "head": 1.0}) == placement.ALL
+    assert placement.choose({"base": placement.Usage(1.9, 2), "head": one}) == placement.ALL
+    # a neighbour left two busy threads 1.2 CPUs; a harness's per-step processes show no threads
+    assert placement.choose({"base": placement.Usage(1.2, 2), "head": one}) == placement.ALL
+    assert placement.choose({"base": placement.Usage(1.8, 0), "head": one}) == placement.ALL
+
+
+def test_busy_threads_counts_the_threads_that_ran_a_quarter_of_the_steps():
+    before = {1: 0.0, 2: 5.0}
+    after = {1: 0.05, 2: 5.2, 3: 0.3}  # 3 started during the probe
+    assert placement.busy_threads(before, after, wall=0.4) == 2
 
 
 def test_cpu_seconds_counts_the_children_a_session_waited_for():
@@ -139,7 +169,7 @@ def test_cpu_seconds_counts_the_children_a_session_waited_for():
     )
     try:
         assert proc.stdout.readline().strip() == "waited"
-        assert placement.session(proc.pid) == [proc.pid]  # the child is gone
+        assert placement.processes([proc.pid]) == [proc.pid]  # the child is gone
         assert placement.cpu_seconds(proc.pid) >= 0.3
     finally:
         proc.communicate("\n", timeout=30)

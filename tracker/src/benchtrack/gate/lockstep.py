@@ -338,18 +338,23 @@ def _pairs(
     if plan.one is None:
         return _paired(workers, first, step, n, plan, flip, clocks)
     # `cpus = "auto"`: the workers live on `one` CPU (started there, as "one" starts them), and
-    # are given every CPU for a probe, and for the pairs of a benchmark that keeps more busy.
+    # are given every CPU for a probe, and for the pairs of a benchmark that keeps more busy;
+    # moved only then, so a single-threaded benchmark's later rounds run as under "one".
     sessions = [w.proc.pid for w in workers.values()]
     where = plan.placements.get(first.name)
     if where is None:
         placement.pin(sessions, set(plan.every))
         probed = _probe(workers, step, n)
         if isinstance(probed, StepError):
+            placement.pin(sessions, set(plan.one))
             return probed
         where = plan.placements[first.name] = placement.choose(probed)
         for side, w in workers.items():
-            w.note(f"placement {first.name}: {where} ({probed[side]:.2f} CPUs busy in its probe)")
-    placement.pin(sessions, set(plan.every if where == placement.ALL else plan.one))
+            w.note(f"placement {first.name}: {where} ({probed[side]})")
+        if where == placement.ONE:
+            placement.pin(sessions, set(plan.one))
+    if where == placement.ALL:
+        placement.pin(sessions, set(plan.every))
     try:
         return _paired(workers, first, step, n, plan, flip, clocks)
     finally:
@@ -357,11 +362,13 @@ def _pairs(
             placement.pin(sessions, set(plan.one))
 
 
-def _probe(workers: dict[str, Worker], step, n: int) -> dict[str, float] | StepError:
-    """CPUs each side's session kept busy over its steps of `n` calls, every CPU allowed, for
-    placement.PROBE_SECONDS (both sides), their values not kept. The wall time is the gate's,
-    around each step: a harness that starts a process per step spends its start-up there too."""
+def _probe(workers: dict[str, Worker], step, n: int) -> dict[str, placement.Usage] | StepError:
+    """What each side's session used over its steps of `n` calls, every CPU allowed, for
+    placement.PROBE_SECONDS (both sides), their values not kept: its CPU time over the wall time
+    and its busy threads. The wall time is the gate's, around each step: a harness that starts a
+    process per step spends its start-up there too."""
     cpu0 = {side: placement.cpu_seconds(w.proc.pid) for side, w in workers.items()}
+    threads0 = {side: placement.thread_seconds(w.proc.pid) for side, w in workers.items()}
     wall = dict.fromkeys(workers, 0.0)
     started = time.monotonic()
     pairs = 0
@@ -373,10 +380,15 @@ def _probe(workers: dict[str, Worker], step, n: int) -> dict[str, float] | StepE
                 return t
             wall[side] += time.monotonic() - t0
         pairs += 1
-    return {
-        side: (placement.cpu_seconds(w.proc.pid) - cpu0[side]) / max(wall[side], 1e-9)
-        for side, w in workers.items()
-    }
+    used = {}
+    for side, w in workers.items():
+        busy = max(wall[side], 1e-9)
+        threads = placement.thread_seconds(w.proc.pid)
+        used[side] = placement.Usage(
+            (placement.cpu_seconds(w.proc.pid) - cpu0[side]) / busy,
+            placement.busy_threads(threads0[side], threads, busy),
+        )
+    return used
 
 
 def _paired(

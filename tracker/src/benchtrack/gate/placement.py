@@ -13,8 +13,11 @@ How: the workers start on one CPU, as with `cpus = "one"`. The first time a run 
 meets a benchmark, a few probe pairs run with every CPU given to both workers' threads, and
 each side's CPU time is read from /proc (the worker's whole session: its threads, its children,
 the step processes it waited for) against the wall time of its steps; the probe's pairs are not
-kept. Up to THREADED CPUs on both sides: the benchmark's pairs (then and in every later round)
-run on the one CPU; more: with every CPU, the workers put back on the one CPU after them. (Why
+kept, and each live thread's CPU time. Up to THREADED CPUs and one busy thread on both sides:
+the benchmark's pairs (then and in every later round) run on the one CPU; more: with every CPU,
+the workers put back on the one CPU after them. (The threads, because a neighbour can leave two
+busy threads less than THREADED CPUs; the CPU time, because a harness that starts a process per
+step leaves only its waited-for children's total.) (Why
 start there rather than pin for the pairs only: a process's start and warm-up are part of what
 it keeps, and a single-threaded benchmark's workers are then started as "one" starts them.)
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 ALL, ONE, AUTO = "all", "one", "auto"
@@ -33,24 +37,32 @@ THREADED = 1.3
 # The probe's length (both sides' steps): /proc counts CPU time in clock ticks (10 ms), so at
 # least ~0.2 s of steps a side keeps a tick's error within 5% of the ratio.
 PROBE_SECONDS = 0.4
+# A thread busy for this share of a side's probe steps counts as one that does the benchmark's
+# work. Two such threads make it threaded even when a neighbour leaves them ~1.3 CPUs between
+# them (two threads and a busy loop on 2 CPUs get 2/3 of a CPU each): CPU time alone would then
+# read single-threaded, and lost parallelism would go unseen.
+BUSY_SHARE = 0.25
 _PROC = Path("/proc")
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _stat(pid: str) -> list[str] | None:
-    """/proc/<pid>/stat's fields after the command name (which may hold spaces and parens)."""
+def _stat(pid: str, tid: str | None = None) -> list[str] | None:
+    """/proc/<pid>/stat's (or its thread's, task/<tid>/stat) fields after the command name
+    (which may hold spaces and parens)."""
+    path = _PROC / pid / "stat" if tid is None else _PROC / pid / "task" / tid / "stat"
     try:
-        text = (_PROC / pid / "stat").read_text()
+        text = path.read_text()
     except OSError:
         return None  # exited meanwhile
     return text.rpartition(")")[2].split()
 
 
-def session(sid: int) -> list[int]:
-    """The live processes of session `sid` (a worker starts its own: lockstep.Worker)."""
+def processes(sids: Iterable[int]) -> list[int]:
+    """The live processes of the sessions `sids` (a worker starts its own: lockstep.Worker)."""
+    wanted = set(sids)
     out = []
     for entry in _PROC.iterdir():
-        if entry.name.isdigit() and (f := _stat(entry.name)) is not None and int(f[3]) == sid:
+        if entry.name.isdigit() and (f := _stat(entry.name)) is not None and int(f[3]) in wanted:
             out.append(int(entry.name))
     return out
 
@@ -59,28 +71,56 @@ def cpu_seconds(sid: int) -> float:
     """CPU time of session `sid`: its live processes' own (all their threads, ended ones
     included) and that of the children they waited for (utime, stime, cutime, cstime)."""
     ticks = 0
-    for pid in session(sid):
+    for pid in processes([sid]):
         f = _stat(str(pid))
         if f is not None:
             ticks += sum(int(x) for x in f[11:15])
     return ticks / _TICK
 
 
+def thread_seconds(sid: int) -> dict[int, float]:
+    """CPU time (utime, stime) of each live thread of session `sid`, by thread id."""
+    out = {}
+    for pid in processes([sid]):
+        with contextlib.suppress(OSError):
+            for task in (_PROC / str(pid) / "task").iterdir():
+                if (f := _stat(str(pid), task.name)) is not None:
+                    out[int(task.name)] = (int(f[11]) + int(f[12])) / _TICK
+    return out
+
+
+def busy_threads(before: dict[int, float], after: dict[int, float], wall: float) -> int:
+    """Threads that ran at least BUSY_SHARE of `wall` between two thread_seconds readings."""
+    return sum(1 for tid, t in after.items() if t - before.get(tid, 0.0) >= BUSY_SHARE * wall)
+
+
 def pin(sids: Iterable[int], cpus: set[int]) -> None:
     """Every thread of every process of the sessions `sids` onto `cpus` (threads started later
     inherit it from the thread that starts them)."""
-    for sid in sids:
-        for pid in session(sid):
-            try:
-                tids = [int(t.name) for t in (_PROC / str(pid) / "task").iterdir()]
-            except OSError:
-                continue
-            for tid in tids:
-                # ended meanwhile (ProcessLookupError), or not ours to move
-                with contextlib.suppress(OSError):
-                    os.sched_setaffinity(tid, cpus)
+    for pid in processes(sids):
+        try:
+            tids = [int(t.name) for t in (_PROC / str(pid) / "task").iterdir()]
+        except OSError:
+            continue
+        for tid in tids:
+            # ended meanwhile (ProcessLookupError), or not ours to move
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(tid, cpus)
 
 
-def choose(used: dict[str, float]) -> str:
-    """ONE when every side kept at most THREADED CPUs busy in its probe steps, else ALL."""
-    return ONE if max(used.values()) <= THREADED else ALL
+@dataclass(frozen=True)
+class Usage:
+    """What one side's session used over its probe steps."""
+
+    cpus: float  # CPU time over wall time
+    threads: int  # threads busy for at least BUSY_SHARE of the wall time
+
+    def __str__(self) -> str:
+        return f"{self.cpus:.2f} CPUs busy in its probe, {self.threads} busy threads"
+
+
+def choose(used: dict[str, Usage]) -> str:
+    """ONE when every side kept at most THREADED CPUs and one thread busy in its probe steps,
+    else ALL."""
+    single = all(u.cpus <= THREADED and u.threads <= 1 for u in used.values())
+    return ONE if single else ALL
