@@ -44,6 +44,7 @@ class Lockstep:
     per_benchmark: float  # seconds a benchmark costs a round besides its pairs (warm-ups)
     env: tuple[tuple[str, str], ...] = ()
     why: str = ""  # a comment on the table: what the worker does, and any choice made
+    processes: int = 1  # worker process pairs a round (the gate's `processes`)
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,10 @@ def _pytest_suite(root: Path) -> Found | None:
         "this checkout's); one pytest process a side serves each benchmark's steps "
         "(benchtrack's plugin)"
     )
-    gate = Lockstep(build, worker, max(count, 1), 0.05, env=env, why=why)
+    # Three process pairs a round: a Python process keeps a speed of its own (its hash seed, its
+    # memory layout), and a round's one pair of processes made single rounds read 15-30% off
+    # (docs/adopting.md, bidict's recordings); the round's mean over three averages it.
+    gate = Lockstep(build, worker, max(count, 1), 0.05, env=env, why=why, processes=3)
     return _found("python", "pytest", command, raw, gate)
 
 
@@ -339,6 +343,12 @@ def suite_gate_text(s: Found, total: int) -> list[str]:
         "# one that keeps more busy (threads, a pool) is stepped with every CPU of the runner.",
         'cpus = "auto"',
     ]
+    if g.processes > 1:
+        lines += [
+            f"# processes: {g.processes} worker pairs a round, each with its share of the pairs;",
+            "# each process keeps a speed of its own, which the round's mean over them averages.",
+            f"processes = {g.processes}",
+        ]
     if g.env:
         lines += [f"[bench.suites.{s.name}.gate.env]"]
         lines += [f"{k} = {_quoted(v)}" for k, v in g.env]
