@@ -12,14 +12,14 @@ benchmarks run threads; `init` cannot.
 How: the workers start on one CPU, as with `cpus = "one"`. The first time a run of the gate
 meets a benchmark, a few probe pairs run with every CPU given to both workers' threads, and
 each side's CPU time is read from /proc (the worker's whole session: its threads, its children,
-the step processes it waited for) against the wall time of its steps; the probe's pairs are not
-kept, and each live thread's CPU time. Up to THREADED CPUs and one busy thread on both sides:
-the benchmark's pairs (then and in every later round) run on the one CPU; more: with every CPU,
-the workers put back on the one CPU after them. (The threads, because a neighbour can leave two
-busy threads less than THREADED CPUs; the CPU time, because a harness that starts a process per
-step leaves only its waited-for children's total.) (Why
-start there rather than pin for the pairs only: a process's start and warm-up are part of what
-it keeps, and a single-threaded benchmark's workers are then started as "one" starts them.)
+the step processes it waited for) against the wall time of its steps, and so is each of its
+live threads'; the probe's pairs are not kept. Up to THREADED CPUs and one busy thread on both
+sides: the benchmark's pairs (then and in every later round) run on the one CPU; more: with
+every CPU, the workers put back on the one CPU after them. (The threads, because a neighbour
+can leave two busy threads less than THREADED CPUs; the CPU time, because a harness that starts
+a process per step leaves only its waited-for children's total.) (Why start there rather than
+pin for the pairs only: a process's start and warm-up are part of what it keeps, and a
+single-threaded benchmark's workers are then started as "one" starts them.)
 """
 
 from __future__ import annotations
