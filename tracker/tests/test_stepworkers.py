@@ -20,6 +20,7 @@ from statistics import median
 import pytest
 
 from benchtrack.gate import lockstep
+from benchtrack.stepworker.criterion import per_call
 
 BENCHTRACK = f"{sys.executable} -m benchtrack"
 
@@ -293,3 +294,16 @@ def test_a_worker_runs_a_private_copy_of_each_binary_and_removes_it_on_exit(tmp_
     assert Path(copy) != binary and Path(copy).name == "bench"
     assert same == "True" and ran == "ran"  # one copy per binary, and it runs
     assert not Path(copy).exists() and not Path(copy).parent.exists()
+
+
+def test_a_criterion_step_reads_its_undisturbed_samples_and_every_call_s_loss():
+    """criterion's linear sampling: sample k runs k times d iterations. Two samples slowed 3x
+    (a neighbour's burst) leave the step's time per call as it was; every call 10% slower makes
+    it 10% slower."""
+    iters = [10.0 * k for k in range(1, 11)]
+    sample = {"iters": iters, "times": [100.0 * i for i in iters]}  # 100 ns an iteration
+    assert per_call(sample) == pytest.approx(100.0)
+    disturbed = [t * (3 if k in (4, 8) else 1) for k, t in enumerate(sample["times"])]
+    assert per_call({"iters": iters, "times": disturbed}) == pytest.approx(100.0)
+    slower = [t * 1.1 for t in sample["times"]]
+    assert per_call({"iters": iters, "times": slower}) == pytest.approx(110.0)
