@@ -288,3 +288,21 @@ def test_a_bad_retention_exits_2_before_running(repo, capsys):
     err = capsys.readouterr().err
     assert "benchtrack.toml: history.retention.keep_all_days: expected a whole number" in err
     assert not (repo / "target").exists() and not (repo / ".bench").exists()
+
+
+def test_an_unreadable_history_exits_2_before_running(repo, capsys):
+    """A data.js a run could not append to is found before measuring: nothing run, the last run
+    (the next comparison's baseline) and the history left as they were."""
+    assert bench_local("--suite", "perl") == 0
+    key = f"local-{affinity_cpus()}cpu"
+    data_js = repo / ".bench/history/bench" / key / "data.js"
+    last = repo / ".bench/last" / key / "perl.json"
+    data_js.write_text(data_js.read_text()[:-40])  # cut off mid-write
+    before = {p: p.read_bytes() for p in (data_js, last)}
+    (repo / "target/bench/logs").rename(repo / "logs-before")
+    capsys.readouterr()
+    assert bench_local("--suite", "perl") == 2
+    err = capsys.readouterr().err
+    assert f"{key}/data.js" in err and "expected a valid history to append to" in err
+    assert {p: p.read_bytes() for p in before} == before
+    assert not (repo / "target/bench/logs").exists()  # the suite never ran

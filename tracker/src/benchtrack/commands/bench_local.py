@@ -124,8 +124,11 @@ def run(args: argparse.Namespace) -> int:
     cpu_sets = _cpu_sets(args.cpus)
     label_cpus = parse_cpus(args.runner_cpus, "--runner-cpus") if args.runner_cpus else None
     git = detect_commit(args.commit)
-    # checked before minutes of measuring: a bad retention is exit 2 with nothing run or written
+    # checked before minutes of measuring: a bad retention or history is exit 2 with nothing
+    # run or written (the last run, kept for the next comparison, included)
     args.retention = None if args.no_history else load_retention(args.config)
+    if not args.no_history and not args.filter:
+        _check_history(args.history)
     out = console(stderr=args.json or flags.markdown_on_stdout(args))
     if git.dirty:
         out.print(
@@ -165,6 +168,23 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     return code
+
+
+def _check_history(history: Path) -> None:
+    """The history this run will append to, as `validate-history` checks it: a data.js that
+    could not take the append (or that CI's publish would refuse) is found before measuring."""
+    if not history.exists():
+        return  # the first run makes it
+    problems = open_store(history).validate()
+    if problems:
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise BadInput(
+            history,
+            None,
+            "a valid history to append to (benchtrack validate-history lists its problems; "
+            "nothing was run)",
+            "; ".join(problems[:3]) + more,
+        )
 
 
 def _suites(text: str | None, declared: dict[str, Suite], config: Path) -> list[Suite]:
