@@ -152,7 +152,7 @@ def test_busy_threads_counts_the_threads_that_ran_a_quarter_of_the_steps():
     assert placement.busy_threads(before, after, wall=0.4) == 2
 
 
-def test_cpu_seconds_counts_the_children_a_session_waited_for():
+def test_a_reading_counts_the_children_a_session_waited_for():
     # The Go worker starts a process per step: once it has waited for one, the step's CPU time
     # is only in the worker's cutime.
     child = (
@@ -170,7 +170,7 @@ def test_cpu_seconds_counts_the_children_a_session_waited_for():
     try:
         assert proc.stdout.readline().strip() == "waited"
         assert placement.processes([proc.pid]) == [proc.pid]  # the child is gone
-        assert placement.cpu_seconds(proc.pid) >= 0.3
+        assert placement.read(proc.pid).cpu >= 0.3
     finally:
         proc.communicate("\n", timeout=30)
 

@@ -353,7 +353,7 @@ def _pairs(
             w.note(f"placement {first.name}: {where} ({probed[side]})")
         if where == placement.ONE:
             placement.pin(sessions, set(plan.one))
-    if where == placement.ALL:
+    elif where == placement.ALL:  # probed in an earlier round: still on the one CPU
         placement.pin(sessions, set(plan.every))
     try:
         return _paired(workers, first, step, n, plan, flip, clocks)
@@ -367,8 +367,7 @@ def _probe(workers: dict[str, Worker], step, n: int) -> dict[str, placement.Usag
     placement.PROBE_SECONDS (both sides), their values not kept: its CPU time over the wall time
     and its busy threads. The wall time is the gate's, around each step: a harness that starts a
     process per step spends its start-up there too."""
-    cpu0 = {side: placement.cpu_seconds(w.proc.pid) for side, w in workers.items()}
-    threads0 = {side: placement.thread_seconds(w.proc.pid) for side, w in workers.items()}
+    before = {side: placement.read(w.proc.pid) for side, w in workers.items()}
     wall = dict.fromkeys(workers, 0.0)
     started = time.monotonic()
     pairs = 0
@@ -383,10 +382,10 @@ def _probe(workers: dict[str, Worker], step, n: int) -> dict[str, placement.Usag
     used = {}
     for side, w in workers.items():
         busy = max(wall[side], 1e-9)
-        threads = placement.thread_seconds(w.proc.pid)
+        after = placement.read(w.proc.pid)
         used[side] = placement.Usage(
-            (placement.cpu_seconds(w.proc.pid) - cpu0[side]) / busy,
-            placement.busy_threads(threads0[side], threads, busy),
+            (after.cpu - before[side].cpu) / busy,
+            placement.busy_threads(before[side].threads, after.threads, busy),
         )
     return used
 

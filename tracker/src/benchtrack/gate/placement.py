@@ -67,30 +67,33 @@ def processes(sids: Iterable[int]) -> list[int]:
     return out
 
 
-def cpu_seconds(sid: int) -> float:
-    """CPU time of session `sid`: its live processes' own (all their threads, ended ones
-    included) and that of the children they waited for (utime, stime, cutime, cstime)."""
-    ticks = 0
+@dataclass(frozen=True)
+class Reading:
+    """Session `sid`'s CPU time at one moment (`read`)."""
+
+    cpu: float  # its live processes' own (all threads, ended ones too) and waited-for children's
+    threads: dict[int, float]  # each live thread's own (utime, stime), by thread id
+
+
+def read(sid: int) -> Reading:
+    """Session `sid`'s CPU time, from one scan of /proc: each live process's utime, stime,
+    cutime and cstime (the Go worker's step processes, once waited for, are in its cutime),
+    and each of its live threads' utime and stime."""
+    ticks, threads = 0, {}
     for pid in processes([sid]):
         f = _stat(str(pid))
-        if f is not None:
-            ticks += sum(int(x) for x in f[11:15])
-    return ticks / _TICK
-
-
-def thread_seconds(sid: int) -> dict[int, float]:
-    """CPU time (utime, stime) of each live thread of session `sid`, by thread id."""
-    out = {}
-    for pid in processes([sid]):
+        if f is None:
+            continue
+        ticks += sum(int(x) for x in f[11:15])
         with contextlib.suppress(OSError):
             for task in (_PROC / str(pid) / "task").iterdir():
-                if (f := _stat(str(pid), task.name)) is not None:
-                    out[int(task.name)] = (int(f[11]) + int(f[12])) / _TICK
-    return out
+                if (t := _stat(str(pid), task.name)) is not None:
+                    threads[int(task.name)] = (int(t[11]) + int(t[12])) / _TICK
+    return Reading(ticks / _TICK, threads)
 
 
 def busy_threads(before: dict[int, float], after: dict[int, float], wall: float) -> int:
-    """Threads that ran at least BUSY_SHARE of `wall` between two thread_seconds readings."""
+    """Threads that ran at least BUSY_SHARE of `wall` between two readings' `threads`."""
     return sum(1 for tid, t in after.items() if t - before.get(tid, 0.0) >= BUSY_SHARE * wall)
 
 
