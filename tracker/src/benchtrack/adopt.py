@@ -191,10 +191,10 @@ def _pytest_suite(root: Path) -> Found | None:
         "this checkout's); one pytest process a side serves each benchmark's steps "
         "(benchtrack's plugin)"
     )
-    # Three process pairs a round: a Python process keeps a speed of its own (its hash seed, its
-    # memory layout), and a round's one pair of processes made single rounds read 15-30% off
-    # (docs/adopting.md, bidict's recordings); the round's mean over three averages it.
-    gate = Lockstep(build, worker, max(count, 1), 0.05, env=env, why=why, processes=3)
+    # Six process pairs a round: a Python process keeps a speed of its own (its memory layout),
+    # and a round's one pair of processes made single rounds read 15-30% off; the round's mean
+    # over six averages it (bidict's A/A recordings at 1, 3 and 6: docs/adopting.md, section 5).
+    gate = Lockstep(build, worker, max(count, 1), 0.05, env=env, why=why, processes=6)
     return _found("python", "pytest", command, raw, gate)
 
 
