@@ -45,7 +45,7 @@ from benchtrack.stepworker import (
 # from 0.80% (the median sample) to 0.29% at the median benchmark
 # (tracker/bench/criterion_step_estimators.py). A loss in every call moves all ten samples
 # alike; one that strikes one call in many is in every sample holding that many calls
-# (criterion's samples run 1 to 10 times its least iteration count).
+# (criterion's linear sampling runs sample k with k times the least count; flat, all alike).
 FASTEST = 3
 
 
