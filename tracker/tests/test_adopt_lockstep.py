@@ -238,7 +238,7 @@ def test_an_adopters_gate_set_up_by_init_measures_each_side_in_lockstep(tmp_path
     benchtrack(repo, "init", "--action", ACTION)
     config = (repo / "benchtrack.toml").read_text()
     assert f'[bench.suites.{kind}.gate]\nadapter = "lockstep"' in config
-    # pytest: three process pairs a round (a Python process keeps a speed of its own)
+    # pytest: six process pairs a round (a Python process keeps a speed of its own)
     assert ("\nprocesses = 6\n" in config) == (kind == "python"), config
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "track the benchmarks with benchtrack")
