@@ -96,8 +96,13 @@ def record(cache: str, rounds: int, pairs: int, out: str) -> None:
 
 
 def report(out: str) -> None:
-    data = json.loads(Path(out).read_text())
-    keys = list(next(iter(data.values())))
+    try:
+        data = json.loads(Path(out).read_text())
+        keys = list(next(iter(data.values())))
+    except (OSError, ValueError, StopIteration, TypeError, AttributeError) as e:
+        expected = "benchmark -> estimate -> rounds -> pair log-ratios (this script's `record`)"
+        print(f"{out}: expected {expected}: {str(e) or 'no benchmarks'}", file=sys.stderr)
+        sys.exit(2)
     print(f"{'benchmark':36}" + "".join(f"{k:>10}" for k in keys))
     spreads: dict[str, list[float]] = {k: [] for k in keys}
     for name, by in sorted(data.items()):
