@@ -6,7 +6,7 @@
 #
 # Seconds of: each Rust bench binary's start under callgrind with nothing to count (a filter
 # that matches none), each counted Rust benchmark alone, the Python count's groups and the whole
-# of it, Perl's, and the Rust suite as the gate runs it. The counted benchmarks are RECORDING's
+# of it, Perl's, and each counted gate suite as the gate runs it. The counted benchmarks are RECORDING's
 # `(instructions)` series. Run it on an otherwise idle machine:
 # it times processes, one at a time.
 set -euo pipefail
@@ -48,6 +48,19 @@ for f in '^python/cpu/(?!process_pool_gather)' '^python/fileio_cpu/' '^python/(c
     python/benchmarks -o 'python_files=bench_*.py' -p no:cacheprovider --benchmark-disable -q)"
 done
 echo "perl (BENCH_FILTER=trivial): $(BENCH_FILTER=trivial seconds bash scripts/bench-perl-count.sh --iters 1)"
-gate_filter=$(python3 -c 'import tomllib; t = tomllib.load(open("benchtrack.toml", "rb"))
-print(t["bench"]["suites"]["rust-instructions"]["gate"]["env"]["BENCH_FILTER"])')
-echo "rust, the gate's filter: $(BENCH_PROFILE=quick BENCH_FILTER="$gate_filter" seconds bash scripts/bench-rust-count.sh --iters 1)"
+# Each counted gate suite as the gate runs it, once a side: its command, filter and profile
+# (a `one_run` suite's run gives all its rounds; the others run once a round).
+while IFS=$'\t' read -r part runs command filter profile; do
+  echo "gate suite $part (run $runs): $(BENCH_PROFILE=$profile BENCH_FILTER=$filter seconds bash -c "$command")"
+done < <(python3 -c '
+import tomllib
+suites = tomllib.load(open("benchtrack.toml", "rb"))["bench"]["suites"]
+for name, s in suites.items():
+    gate = s.get("gate", {}) if s.get("companion") else []
+    for part in gate if isinstance(gate, list) else [gate]:
+        env = part.get("env", s.get("env", {}))
+        profile = env.get("BENCH_PROFILE", s.get("profile", "quick"))
+        runs = "once" if part.get("one_run") else "a round"
+        command = part.get("command", s["command"])
+        print(part.get("name", name), runs, command, env.get("BENCH_FILTER", ""), profile, sep="\t")
+')

@@ -741,7 +741,9 @@ for _ in range(70):  # a count takes a while; when it ran is logged
     time.sleep(0.01)
 os.makedirs("out", exist_ok=True)
 json.dump({"schema": "benchtrack.perl/1", "benchmarks": [
-    {"name": "perl/c/n", "unit": "items/s", "samples": [100.0] * 5}]}, open("out/perl.json", "w"))
+    {"name": "perl/c/n", "unit": "items/s",
+     "samples": json.loads(os.environ.get("COUNTS", "[100.0, 100.0, 100.0, 100.0, 100.0]"))}]},
+    open("out/perl.json", "w"))
 with open(log, "a") as f:
     run = {"side": side, "cpus": cpus, "start": start, "end": time.monotonic(),
            "threads": os.environ.get("BENCH_THREADS"), "ticks": ticks}
@@ -763,9 +765,11 @@ def _interleave_with_counts(
     crowded_at: float = math.inf,
     after_first_round: Callable[[], None] = lambda: None,
     placement: str = "one",
+    **counted_fields,
 ):
     suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")], cpus=placement)
     counted, log = _counted_suite(tmp_path)
+    counted = replace(counted, **counted_fields)
     rounds_done: list[float] = []  # when each lockstep round was recorded
     failures: list = []
 
@@ -995,6 +999,22 @@ def test_a_neighbour_sends_the_counts_back_into_the_rounds(
     for a, b in zip(inside[::2], inside[1::2], strict=True):
         assert {a["side"], b["side"]} == {"base", "head"}
         assert a["start"] < b["end"] and b["start"] < a["end"]
+
+
+@pytest.mark.parametrize("where", ["beside", "inside"])
+def test_a_one_run_count_gives_all_its_rounds_from_one_run_a_side(tmp_path, where) -> None:
+    # `one_run`: the harness counts each benchmark several times in one process, and its k-th
+    # counted run is round k's value: one start a side instead of one a round. Beside the
+    # rounds (a spare CPU) or in them (one CPU), the same.
+    counts = {"COUNTS": "[100.0, 110.0, 120.0, 130.0, 140.0]"}
+    cpus = None if where == "beside" else one_cpu(None)
+    data, failures, runs, _ = _interleave_with_counts(tmp_path, cpus, one_run=True, env=counts)
+    assert failures == [] and data.count == 3
+    assert sorted(r["side"] for r in runs) == ["base", "head"]  # one run a side
+    for side in ("base", "head"):
+        assert data.padded(side, "perl/c/n (instructions)") == [100.0, 110.0, 120.0]
+        assert data.samples[side]["perl/c/n (instructions)"] == [[100.0], [110.0], [120.0]]
+    assert len(data.run_seconds["cnt"]) == 2
 
 
 def test_on_one_cpu_the_counts_take_their_turn_in_the_rounds(tmp_path: Path) -> None:

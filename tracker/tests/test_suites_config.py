@@ -43,6 +43,8 @@ adapter = "lockstep"
 command = "./step"
 """
 
+ONE_RUN = CONFIG + "[bench.suites.zig-instructions.gate]\n"
+
 PARTS = """
 [bench.suites.c]
 adapter = "googlebenchmark"
@@ -133,6 +135,17 @@ def test_a_suite_measured_in_parts_has_a_gate_suite_per_part() -> None:
             CONFIG.replace('adapter = "lockstep"', 'adapter = "junit"'),
             "bench.suites.c.gate.adapter",
         ),
+        (
+            CONFIG.replace("companion = true", 'companion = "yes"'),
+            "bench.suites.zig-instructions.companion",
+        ),
+        # one_run: a counted suite's rounds from one run, so only for counts with `rounds`
+        (
+            CONFIG.replace('command = "./step"', 'command = "./step"\none_run = true'),
+            "bench.suites.c.gate.one_run",
+        ),
+        (ONE_RUN + "one_run = true\n", "bench.suites.zig-instructions.gate.one_run"),
+        (ONE_RUN + "rounds = 3\none_run = 1\n", "bench.suites.zig-instructions.gate.one_run"),
         (CONFIG + "[gate]\nsuites = ['c', 'nope']\n", "suites"),
         ("", "bench.suites"),
     ],
@@ -180,10 +193,14 @@ def test_this_repositorys_gate_suites_keep_their_names() -> None:
     cfg = config.load(ROOT / config.CONFIG_NAME)
     names = [
         "rust", "rust-threads", "rust-threads-pooled", "python", "python-threads", "perl",
-        "perl-rss", "rust-instructions", "python-instructions", "perl-instructions",
+        "perl-rss", "rust-instructions", "rust-instructions-streams", "python-instructions",
+        "perl-instructions",
     ]  # fmt: skip
     assert list(cfg.suites) == names  # as gate.json and the shipped recordings name them
     assert sorted(cfg.default_suites) == sorted(names)
+    # The counts that repeat in a fresh process take their rounds from one run a side.
+    one_run = [n for n, s in cfg.suites.items() if s.one_run]
+    assert one_run == ["rust-instructions-streams", "python-instructions", "perl-instructions"]
     assert list(suites.load(ROOT / config.CONFIG_NAME)) == [
         "rust", "python", "perl", "rust-instructions", "python-instructions", "perl-instructions"
     ]  # fmt: skip
@@ -240,6 +257,7 @@ def test_the_documented_defaults_are_the_codes() -> None:
         "pool": s.pool,
         "min_pairs": s.min_pairs,
         "cpus": s.cpus,
+        "one_run": s.one_run,
     }
     assert _documented() == code
     # and a config that leaves them out gets them
@@ -253,4 +271,4 @@ def test_the_documented_defaults_are_the_codes() -> None:
     assert (got.timeout, got.pairs, got.pair_seconds, got.processes, got.cpus, got.rounds) == (
         s.timeout, s.pairs, s.pair_seconds, s.processes, s.cpus, s.rounds
     )  # fmt: skip
-    assert got.pool == s.pool
+    assert got.pool == s.pool and got.one_run == s.one_run

@@ -28,6 +28,7 @@ each one. One `Suite` type serves bench-local, the gate and `benchtrack init`.
     cpu_time = []                           # globs also timed by the process's CPU time
     series = "time"                         # "instructions" (callgrind), "cpu" (lockstep)
     rounds = 3                              # measured in the first N rounds only (counts)
+    one_run = true                          # counts: those rounds from one run a side (below)
     [bench.suites.python.gate.env]          # a short per-round measurement
     BENCH_PROFILE = "round"
 
@@ -73,6 +74,7 @@ __all__ = ["CONFIG_NAME", "Suite", "Suites", "load", "order", "parse"]
 KEYS = {"command", "adapter", "raw", "build", "env", "profile", "companion", "gate"}
 GATE_KEYS = {"name", "command", "build", "adapter", "raw", "env", "timeout", "series", "rounds"}
 GATE_KEYS |= {"pairs", "pair_seconds", "cpus", "cpu_time", "processes", "pool", "min_pairs"}
+GATE_KEYS |= {"one_run"}
 # Any ingest adapter reads a whole suite's output; "lockstep" runs a step worker (gate/lockstep.py).
 ADAPTERS = (*HARNESSES, "lockstep")
 # What a suite's values are: wall time, instruction counts (callgrind; they repeat run to run, so
@@ -103,6 +105,12 @@ class Suite:
     timeout: float = TIMEOUT
     series: str = "time"  # what its values are; "time" keeps the benchmark's own name
     rounds: int | None = None  # measured in the first N rounds only (deterministic counts)
+    # Counts: those `rounds` rounds from one run of `command` a side, its k-th counted run of a
+    # benchmark round k's value. For counts that a fresh process does not change (single-threaded
+    # code: they repeat exactly or within ~2%), where a run's cost is mostly the harness's start
+    # under valgrind; a thread pool's counts move with each process's wake-ups and need a
+    # process per round for their range to hold that spread (tracker/GATE.md, "Time").
+    one_run: bool = False
     # adapter "lockstep": `command` is a step worker (gate/lockstep.py), no raw output
     pairs: int = PAIRS  # pairs per benchmark per round, at most
     pair_seconds: float = PAIR_SECONDS  # per benchmark per round: no new pair after it
@@ -180,9 +188,7 @@ def parse(data: dict[str, Any], source: str) -> Suites:
         adapter = v.string(s, "adapter", where)
         if adapter not in HARNESSES:
             raise BadInput(source, f"{where}.adapter", f"one of {', '.join(HARNESSES)}", adapter)
-        companion = s.get("companion", False)
-        if not isinstance(companion, bool):
-            raise BadInput(source, f"{where}.companion", "true or false", companion)
+        companion = v.boolean(s, "companion", where) if "companion" in s else False
         suite = Suite(
             name=name,
             command=v.string(s, "command", where),
@@ -276,7 +282,11 @@ def _gate_suite(v: Checker, b: Suite, name: str, t: dict[str, Any], where: str) 
             for i, g in enumerate(v.array(t.get("cpu_time", []), f"{where}.cpu_time"))
         ),
         companion=b.companion,
+        one_run=v.boolean(t, "one_run", where) if "one_run" in t else False,
     )
+    if suite.one_run and (series != COUNTED or suite.rounds is None):
+        expected = 'left out: only a counted suite (series "instructions") with `rounds` takes it'
+        raise BadInput(source, f"{where}.one_run", expected, suite.one_run)
     if suite.processes > 1 and adapter != "lockstep":
         expected = "left out: only a lockstep suite runs several processes a round"
         raise BadInput(source, f"{where}.processes", expected, suite.processes)

@@ -54,6 +54,12 @@ class Checker:
             raise self.fail(f"{where}.{key}", "a non-empty string", x)
         return x
 
+    def boolean(self, t: dict[str, Any], key: str, where: str) -> bool:
+        x = t.get(key)
+        if not isinstance(x, bool):
+            raise self.fail(f"{where}.{key}", "true or false", x)
+        return x
+
     def scalar(self, x: Any, where: str) -> str:
         if isinstance(x, bool) or not isinstance(x, str | int | float):
             raise self.fail(where, "a string or number", x)

@@ -509,6 +509,8 @@ def interleave(
         for suite in suites:
             if suite not in live or (suite.rounds is not None and rnd >= suite.rounds):
                 continue  # dropped, or a deterministic series that needs no more rounds
+            if suite.one_run and rnd > 0:
+                continue  # its first run gave all its rounds
             if stop is not None and stop.is_set():
                 return
             # Counts do not depend on the machine's load: both sides run at once, one per core
@@ -658,7 +660,11 @@ def _record(
                 )
                 drop(suite, SuiteFailure(co.side, suite.name, "run", why, Path(os.devnull)))
                 return
-            data.add(co.side, rnd, key, list(b.samples), meta)
+            if suite.one_run:  # its k-th counted run is round k's value
+                for k, x in enumerate(b.samples[: suite.rounds]):
+                    data.add(co.side, k, key, [x], meta)
+            else:
+                data.add(co.side, rnd, key, list(b.samples), meta)
             if getattr(b, "seconds", None) is not None and co.side == "base":
                 spent = data.bench_seconds.setdefault(key, [])
                 spent.extend([None] * (rnd - len(spent)))
