@@ -33,6 +33,9 @@ def main() -> None:
     p.add_argument("--benchmarks", type=int, default=15)
     p.add_argument("--rounds", type=int, default=100_000)
     args = p.parse_args()
+    for flag, value in (("--benchmarks", args.benchmarks), ("--rounds", args.rounds)):
+        if value < 1:
+            p.error(f"{flag}: expected a whole number >= 1, got {value}")  # exit 2, nothing run
     rng = random.Random(1)
     benches = [
         {
