@@ -109,7 +109,8 @@ class Suite:
     # benchmark round k's value. For counts that a fresh process does not change (single-threaded
     # code: they repeat exactly or within ~2%), where a run's cost is mostly the harness's start
     # under valgrind; a thread pool's counts move with each process's wake-ups and need a
-    # process per round for their range to hold that spread (tracker/GATE.md, "Time").
+    # process per round for their range to hold that spread (tracker/GATE.md, "The quieter
+    # series").
     one_run: bool = False
     # adapter "lockstep": `command` is a step worker (gate/lockstep.py), no raw output
     pairs: int = PAIRS  # pairs per benchmark per round, at most

@@ -379,8 +379,9 @@ class _Beside(threading.Thread):
     Instruction counts do not move with the machine's load, so they need not share a round's
     moment with the wall time; and in lockstep both sides' workers take turns on one CPU, which
     on a 2-vCPU runner leaves the other idle. Counting there, one side after the other (both at
-    once given two spare CPUs), overlaps the two instead of adding them (tracker/GATE.md,
-    "Time"). A lockstep pair sees the same neighbour on both sides, as it does any co-tenant.
+    once given two spare CPUs), overlaps the two instead of adding them (tracker/GATE.md, "The
+    quieter series"). A lockstep pair sees the same neighbour on both sides, as it does any
+    co-tenant.
 
     A neighbour changes that: with the counts on the spare CPU it too is busy, so the
     neighbour lands on the lockstep CPU and preempts steps that wait on wake-ups (the co-tenant
