@@ -52,15 +52,11 @@ echo "perl (BENCH_FILTER=trivial): $(BENCH_FILTER=trivial seconds bash scripts/b
 # (a `one_run` suite's run gives all its rounds; the others run once a round).
 while IFS=$'\t' read -r part runs command filter profile; do
   echo "gate suite $part (run $runs): $(BENCH_PROFILE=$profile BENCH_FILTER=$filter seconds bash -c "$command")"
-done < <(python3 -c '
-import tomllib
-suites = tomllib.load(open("benchtrack.toml", "rb"))["bench"]["suites"]
-for name, s in suites.items():
-    gate = s.get("gate", {}) if s.get("companion") else []
-    for part in gate if isinstance(gate, list) else [gate]:
-        env = part.get("env", s.get("env", {}))
-        profile = env.get("BENCH_PROFILE", s.get("profile", "quick"))
-        runs = "once" if part.get("one_run") else "a round"
-        command = part.get("command", s["command"])
-        print(part.get("name", name), runs, command, env.get("BENCH_FILTER", ""), profile, sep="\t")
+done < <(uv run --frozen python -c '
+from pathlib import Path
+from benchtrack.gate import config
+for s in config.load(Path("benchtrack.toml")).suites.values():
+    if s.series == "instructions":
+        runs = "once" if s.one_run else "a round"
+        print(s.name, runs, s.command, s.env.get("BENCH_FILTER", ""), s.env.get("BENCH_PROFILE", "quick"), sep="\t")
 ')
