@@ -1017,6 +1017,16 @@ def test_a_one_run_count_gives_all_its_rounds_from_one_run_a_side(tmp_path, wher
     assert len(data.run_seconds["cnt"]) == 2
 
 
+def test_a_one_run_count_with_fewer_runs_than_rounds_fails_its_suite(tmp_path) -> None:
+    # One count (a harness's single summary figure) for three rounds: rounds 2 and 3 would
+    # stay empty; the suite fails with a message naming the benchmark and what to change.
+    counts = {"COUNTS": "[100.0]"}
+    data, failures, _, _ = _interleave_with_counts(tmp_path, None, one_run=True, env=counts)
+    assert [(f.suite, f.what) for f in failures] == [("cnt", "run")]
+    assert "gave 1 count(s) of perl/c/n" in failures[0].tail and "3 rounds" in failures[0].tail
+    assert "perl/c/n (instructions)" not in data.samples["base"]
+
+
 def test_on_one_cpu_the_counts_take_their_turn_in_the_rounds(tmp_path: Path) -> None:
     cpu = one_cpu(None)
     data, failures, runs, rounds_done = _interleave_with_counts(tmp_path, cpu)

@@ -157,6 +157,12 @@ def test_a_mistake_in_a_gate_table_is_exit_2_naming_the_field(text: str, field: 
     assert (refused.value.source, refused.value.field) == ("benchtrack.toml", field)
 
 
+def test_a_refused_boolean_is_shown_as_the_file_spells_it() -> None:
+    with pytest.raises(BadInput) as refused:
+        _parse(ONE_RUN + "one_run = true\n")
+    assert str(refused.value).endswith("got true")  # TOML's spelling, not Python's True
+
+
 OLD = """\
 [bench.suites.perl]
 adapter = "perl"

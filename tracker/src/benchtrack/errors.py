@@ -78,6 +78,9 @@ class BenchmarkFailed(BenchtrackError):
 
 
 def _short(value: object, limit: int = 80) -> str:
-    # repr for text a terminal would not show as is (a newline would split the one-line message)
+    # repr for text a terminal would not show as is (a newline would split the one-line message);
+    # a boolean as TOML and JSON spell it, the files a bad value comes from
+    if isinstance(value, bool):
+        return "true" if value else "false"
     text = value if isinstance(value, str) and value.isprintable() else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -662,6 +662,15 @@ def _record(
                 drop(suite, SuiteFailure(co.side, suite.name, "run", why, Path(os.devnull)))
                 return
             if suite.one_run:  # its k-th counted run is round k's value
+                if len(b.samples) < suite.rounds:
+                    # Rounds left empty would read as a suite that stopped early: say so.
+                    why = (
+                        f"its one run gave {len(b.samples)} count(s) of {b.name}, but `one_run` "
+                        f"takes its {suite.rounds} rounds from that run: count it at least "
+                        f"{suite.rounds} times (the harness's iterations) or lower `rounds`"
+                    )
+                    drop(suite, SuiteFailure(co.side, suite.name, "run", why, Path(os.devnull)))
+                    return
                 for k, x in enumerate(b.samples[: suite.rounds]):
                     data.add(co.side, k, key, [x], meta)
             else:
