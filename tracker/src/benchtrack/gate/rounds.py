@@ -628,6 +628,26 @@ def interleave(
     return data
 
 
+def _misconfigured(data: Rounds, suite: Suite, b, key: str) -> str | None:
+    """Why `suite`'s configuration cannot give benchmark `b`'s rounds (series `key`), if so."""
+    other = data.meta.get(key)
+    if other is not None and other.suite != suite.name:
+        # Two suites measuring one series would pool two measurements (one CPU and full size)
+        # into one interval.
+        return (
+            f"measures {key}, which suite {other.suite} measures too: give each "
+            "benchmark to one suite (their BENCH_FILTERs must not overlap)"
+        )
+    if suite.one_run and len(b.samples) < suite.rounds:
+        # Rounds left empty would read as a suite that stopped early.
+        return (
+            f"its one run gave {len(b.samples)} count(s) of {b.name}, but `one_run` takes its "
+            f"{suite.rounds} rounds from that run: count it at least {suite.rounds} times (the "
+            "harness's iterations) or lower `rounds`"
+        )
+    return None
+
+
 def _record(
     data: Rounds,
     suite: Suite,
@@ -651,26 +671,11 @@ def _record(
             per_process = suite.lockstep and suite.processes > 1 and suite.pool == "processes"
             meta = Meta(b.unit, direction, suite.name, suite.lockstep, per_process)
             key = getattr(b, "key", None) or suite.key(b.name)
-            other = data.meta.get(key)
-            if other is not None and other.suite != suite.name:
-                # Two suites measuring one series would pool two measurements (one CPU and
-                # full size) into one interval: the configuration is wrong, say so.
-                why = (
-                    f"measures {key}, which suite {other.suite} measures too: give each "
-                    "benchmark to one suite (their BENCH_FILTERs must not overlap)"
-                )
+            why = _misconfigured(data, suite, b, key)
+            if why is not None:  # the configuration, not the run: say so, record nothing
                 drop(suite, SuiteFailure(co.side, suite.name, "run", why, Path(os.devnull)))
                 return
             if suite.one_run:  # its k-th counted run is round k's value
-                if len(b.samples) < suite.rounds:
-                    # Rounds left empty would read as a suite that stopped early: say so.
-                    why = (
-                        f"its one run gave {len(b.samples)} count(s) of {b.name}, but `one_run` "
-                        f"takes its {suite.rounds} rounds from that run: count it at least "
-                        f"{suite.rounds} times (the harness's iterations) or lower `rounds`"
-                    )
-                    drop(suite, SuiteFailure(co.side, suite.name, "run", why, Path(os.devnull)))
-                    return
                 for k, x in enumerate(b.samples[: suite.rounds]):
                     data.add(co.side, k, key, [x], meta)
             else:
