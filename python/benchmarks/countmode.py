@@ -11,10 +11,10 @@ valgrind the request is a no-op.
 
 With ``BENCHTRACK_PROFILES`` set (the gate sets it), each benchmark then runs once more,
 uninstrumented, under ``sys.settrace``, which counts the lines each Python function executes
-(threads started from then on included): callgrind alone names only the interpreter's C
-functions. Written once per benchmark and gate side as a ``benchtrack.profile/1`` file, the shape
-``benchtrack.function_diff`` reads (one more run per benchmark, outside the counted ones, so the
-counts are untouched).
+(in threads started from then on too, and in the work a thread pool's existing workers run):
+callgrind alone names only the interpreter's C functions. Written once per benchmark and gate
+side as a ``benchtrack.profile/1`` file, the shape ``benchtrack.function_diff`` reads (one more
+run per benchmark, outside the counted ones, so the counts are untouched).
 """
 
 from __future__ import annotations
@@ -122,11 +122,30 @@ def profile(name: str, items: int, target: Callable[[], Any]) -> None:
     def start(frame: Any, event: str, arg: Any) -> Any:
         return local  # every call's frame traces its lines
 
+    # Threads started from now on trace from their start; a thread pool's workers that already
+    # exist (asyncio.to_thread's, started by the warm-up) only run what is handed to them, so
+    # each item they run is traced for its duration. _WorkItem is private to
+    # concurrent.futures, but looked up on the class at every call, so existing workers see the
+    # wrapper; Python 3.11 has no way to trace a running thread from outside it (3.12 has
+    # threading.settrace_all_threads).
+    from concurrent.futures import thread as pool
+
+    untraced = pool._WorkItem.run
+
+    def traced(item: Any) -> None:
+        sys.settrace(start)
+        try:
+            untraced(item)
+        finally:
+            sys.settrace(None)
+
     sys.settrace(start)
     threading.settrace(start)
+    pool._WorkItem.run = traced  # type: ignore[method-assign]
     try:
         target()
     finally:
+        pool._WorkItem.run = untraced  # type: ignore[method-assign]
         sys.settrace(None)
         threading.settrace(None)  # type: ignore[arg-type]
     functions: dict[str, int] = {}

@@ -146,6 +146,37 @@ def test_the_python_harness_counts_lines_per_python_function(
     assert any("<genexpr>" in n for n in names)  # the generator that ran 10 more items a call
 
 
+def test_the_python_harness_counts_the_lines_a_thread_pool_already_running_executes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # asyncio.to_thread hands work to the loop's pool, whose threads the warm-up started before
+    # the profile run: their lines were missing (python/cpu/to_thread_gather's profile named
+    # only the event loop, and the self-test's function-diff check failed on it).
+    import asyncio
+
+    sys.path.insert(0, str(REPO / "python/benchmarks"))
+    try:
+        import countmode
+    finally:
+        sys.path.pop(0)
+
+    def in_thread(n: int) -> int:
+        return sum(i for i in range(n))
+
+    async def gathered(n: int) -> list[int]:
+        return list(await asyncio.gather(*(asyncio.to_thread(in_thread, n) for _ in range(4))))
+
+    monkeypatch.setenv(function_diff.ENV, str(tmp_path))
+    with asyncio.Runner() as runner:
+        runner.run(gathered(10))  # the warm-up: the pool's threads start here
+        for side, n in (("base", 50), ("head", 60)):
+            monkeypatch.setenv("GATE_SIDE", side)
+            countmode.profile("toy/threads", 4, lambda n=n: runner.run(gathered(n)))
+    found = function_diff.diff(tmp_path, ["toy/threads (instructions)"])
+    names = [f["function"] for f in found["toy/threads (instructions)"]["functions"]]
+    assert any(".in_thread" in n for n in names[:3]), names
+
+
 def test_the_perl_suite_counts_statements_per_sub(tmp_path: Path) -> None:
     out = tmp_path / "perl.json"
     env = {**os.environ, "BENCH_COUNT_PROFILE": str(out), "BENCH_FILTER": "async_pool/trivial"}

@@ -297,6 +297,37 @@ def test_recordings_of_one_condition_give_figures_with_an_interval(tmp_path: Pat
     assert "Across 3 independent recordings" in md and "95% interval" in md
 
 
+def test_the_benchmarks_whose_pooled_detection_falls_short_are_listed_with_each_recording(
+    tmp_path: Path,
+) -> None:
+    # Two quiet recordings and one where t/a is noisy: averaged over the three, t/a falls below
+    # 95%, and the list gives each recording's rate beside the mean they average to; the quiet
+    # t/b is not listed.
+    runs = [
+        _evaluate(_recording(tmp_path, f"p{i}.json", sd)) for i, sd in enumerate((0.01, 0.01, 0.3))
+    ]
+    combined = ev.Combined(runs)
+    pooled, each = combined.detect(0.10), combined.by_recording(0.10)
+    a, b = combined.names.index("t/a"), combined.names.index("t/b")
+    assert each.shape == (3, 2) and np.all(each[:2] >= 0.95) and each[2, a] < 0.95
+    assert pooled[a] < 0.95 <= pooled[b]
+    md = ev.combined_markdown(combined)
+    rates = ", ".join(f"{r * 100:.0f}%" for r in each[:, a])
+    listed = f"- `t/a` {pooled[a] * 100:.1f}% ({rates})"
+    assert f"Pooled below 95% at −10% (each recording's in parentheses):\n\n{listed}" in md
+    assert "`t/b`" not in md
+    assert "Pooled below" not in ev.combined_markdown(ev.Combined(runs[:2]))
+
+
+def test_the_build_seconds_say_where_they_come_from(tmp_path: Path) -> None:
+    path = _recording(tmp_path, "b.json", 0.01)
+    assert "builds (100 s, as recorded)" in ev.markdown(_evaluate(path))
+    given = _evaluate(path, build_seconds=28.1)
+    assert given.build_seconds == 28.1 and "builds (28 s, from --build-seconds)" in ev.markdown(
+        given
+    )
+
+
 def test_the_series_behind_the_false_fails_are_named(tmp_path: Path) -> None:
     # One side of t/a slower by a quarter for ten rounds in a row (a quiet recording had such
     # an episode): the pseudo-PRs inside it whose coin made that side the head fail on t/a, and

@@ -436,37 +436,19 @@ def test_bad_input(tmp_path, capsys, harness, content, where, expected):
 def test_a_pytest_benchmark_file_of_100k_rounds_a_benchmark_ingests_under_500_mb(tmp_path):
     """pytest-benchmark records ~100,000 rounds of a fast function; the median's bootstrap over
     them once asked numpy for a 10,000 x 100,000 int64 array (7.45 GiB). Peak RSS of the whole
-    `benchtrack ingest` process, 15 such benchmarks (docs/adopting.md has the figures)."""
-    import random
-    import subprocess
+    `benchtrack ingest` process, 15 such benchmarks, measured by the benchmark that reports it
+    (tracker/bench/ingest_memory.py; docs/adopting.md has the figures)."""
     import sys
 
-    rng = random.Random(1)
-    benches = [
-        {
-            "name": f"test_fast_{i:02d}",
-            "group": None,
-            "extra_info": {},
-            "stats": {"data": [rng.lognormvariate(-13, 0.1) for _ in range(100_000)]},
-        }
-        for i in range(15)
-    ]
-    raw = tmp_path / "pytest.json"
-    raw.write_text(json.dumps({"benchmarks": benches}))
-    out = tmp_path / "result.json"
-    argv = [sys.executable, "-m", "benchtrack", "ingest", "pytest", str(raw), "--out", str(out)]
-    # a fresh parent, so that its children's peak RSS is this ingest's alone
-    probe = (
-        "import resource, subprocess, sys; "
-        "code = subprocess.run(sys.argv[1:], capture_output=True).returncode; "
-        "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, *argv], capture_output=True, text=True, timeout=300
-    )
-    code, peak_kb = map(int, done.stdout.split())
-    assert code == 0, done.stderr
-    assert peak_kb < 500 * 1024, f"peak RSS {peak_kb} KB"
-    doc = ResultDocument.load(out)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    try:
+        import ingest_memory
+    finally:
+        sys.path.pop(0)
+
+    got = ingest_memory.measure(15, 100_000, tmp_path)
+    assert got.code == 0
+    assert got.peak_kb < 500 * 1024, f"peak RSS {got.peak_kb} KB"
+    doc = ResultDocument.load(got.out)
     assert len(doc.benchmarks) == 15 and all(len(b.samples) == 100_000 for b in doc.benchmarks)
     assert all(b.ci[0] < b.value < b.ci[1] for b in doc.benchmarks)

@@ -343,7 +343,8 @@ def _append_history(runs: list[SuiteRun], args, out) -> None:
         # block the full run of the same commit.
         out.print("history: not appended (a --filter run measures only part of the suites)")
         return
-    outcomes = open_store(args.history).append(new_entries(docs))
+    store = open_store(args.history)
+    outcomes = store.append(new_entries(docs))
     for o in outcomes:
         out.print(
             f"history: {o.status} {o.benches} benches for {o.commit_id[:12]} to "
@@ -351,7 +352,7 @@ def _append_history(runs: list[SuiteRun], args, out) -> None:
             markup=False,
         )
     if args.retention is not None:
-        moves = open_store(args.history).prune(args.retention)
+        moves = store.prune(args.retention)
         for line in describe(str(args.history), args.config, args.retention, moves):
             out.print(f"history: {line}", markup=False)
     _detect(args.history, out)  # before the site, which draws its markers

@@ -91,6 +91,7 @@ class Evaluation:
     budget: float | None  # seconds; None: not applied
     build_seconds: float
     stopped_by_budget: float  # share of A/A pseudo-PRs the budget stopped before the last look
+    builds_given: bool = False  # build_seconds from --build-seconds, not the recording
     methods: list[Method] = field(default_factory=list)
     rounds_per_part: list[int] = field(default_factory=list)
     matched: list[Method] = field(default_factory=list)  # the gate at the action rule's rates
@@ -256,6 +257,7 @@ def evaluate(
         budget,
         build,
         float(np.mean((cap < looks[-1]) & (stop == cap))),
+        builds_given=build_seconds is not None,
     )
     ev.rounds_per_part = [min(n, p.rounds) for p in parts]
     ev.false_by_series = by_series * jobs
@@ -483,13 +485,18 @@ class Combined:
     def names(self) -> list[str]:
         return sorted(set.intersection(*(set(e.benches.names) for e in self.evaluations)))
 
+    def by_recording(self, d: float) -> np.ndarray:
+        """(recordings, benchmarks): each recording's detection rate of each of `names`."""
+        return np.array(
+            [
+                [e.gate.detect[d][e.benches.names.index(n)] for n in self.names]
+                for e in self.evaluations
+            ]
+        )
+
     def detect(self, d: float) -> np.ndarray:
         """Per benchmark (`names`), the mean over recordings of its detection rate."""
-        rows = [
-            [e.gate.detect[d][e.benches.names.index(n)] for n in self.names]
-            for e in self.evaluations
-        ]
-        return np.mean(np.array(rows), axis=0)
+        return np.mean(self.by_recording(d), axis=0)
 
     def figures(self) -> dict[str, list[float]]:
         """Per recording: the headline figures (false-fail per PR, mean detection at −10%, −5%
@@ -567,7 +574,8 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
         "",
         f"Gate time of a no-change PR, replayed on the recorded round seconds: mean "
         f"{float(np.mean(ev.seconds)) / 60:.1f} min, longest {float(np.max(ev.seconds)) / 60:.1f}"
-        f" min, builds ({ev.build_seconds:.0f} s, as recorded) included; {budget}.",
+        f" min, builds ({ev.build_seconds:.0f} s, "
+        f"{'from --build-seconds' if ev.builds_given else 'as recorded'}) included; {budget}.",
         *([f"Two stages: {ev.stages}.", ""] if ev.stages else []),
         f"Benchmarks at ≥ 95% detection of −10%: **{ev.meeting(0.10, 0.95)} of "
         f"{len(ev.benches.names)}**; at ≥ 99% of −20%: **{ev.meeting(0.20, 0.99)}**.",
@@ -610,7 +618,8 @@ def combined_markdown(c: Combined) -> str:
     figs = c.figures()
     n = len(c.evaluations)
     total = len(c.names)
-    pooled_10 = int(np.sum(c.detect(0.10) >= GOAL_DETECT))
+    pooled = c.detect(0.10)
+    pooled_10 = int(np.sum(pooled >= GOAL_DETECT))
     pooled_20 = int(np.sum(c.detect(0.20) >= 0.99))
     rows = [
         ("false-fail per PR", "false_fail", lambda x: f"{x * 100:.2f}%"),
@@ -640,6 +649,16 @@ def combined_markdown(c: Combined) -> str:
         f"**{pooled_10} of {total}** at ≥ 95% of −10%, **{pooled_20} of {total}** at ≥ 99% of "
         "−20%.",
     ]
+    short = sorted((float(x), i) for i, x in enumerate(pooled) if x < GOAL_DETECT)
+    if n > 1 and short:
+        each = c.by_recording(0.10)
+        lines += ["", "Pooled below 95% at −10% (each recording's in parentheses):", ""]
+        lines += [
+            f"- `{c.names[i]}` {x * 100:.1f}% ("
+            + ", ".join(f"{r * 100:.0f}%" for r in each[:, i])
+            + ")"
+            for x, i in short
+        ]
     return "\n".join(lines) + "\n"
 
 
