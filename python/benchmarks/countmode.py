@@ -112,15 +112,26 @@ def profile(name: str, items: int, target: Callable[[], Any]) -> None:
     path = os.path.join(side, "python-" + hashlib.sha1(name.encode()).hexdigest()[:16] + ".json")
     if os.path.exists(path):  # one per benchmark and side: lines counted repeat exactly
         return
-    lines: dict[Any, int] = {}
+    # One tally a thread: a shared one loses counts (two threads read the same count, both
+    # write it plus one, when the GIL switches between the read and the write).
+    tallies: dict[int, dict[Any, int]] = {}
+    tracers: dict[int, Callable[..., Any]] = {}
 
-    def local(frame: Any, event: str, arg: Any) -> Any:
-        if event == "line":
-            lines[frame.f_code] = lines.get(frame.f_code, 0) + 1
+    def counter(lines: dict[Any, int]) -> Callable[..., Any]:
+        def local(frame: Any, event: str, arg: Any) -> Any:
+            if event == "line":
+                lines[frame.f_code] = lines.get(frame.f_code, 0) + 1
+            return local
+
         return local
 
     def start(frame: Any, event: str, arg: Any) -> Any:
-        return local  # every call's frame traces its lines
+        # every call's frame traces its lines, into its own thread's tally
+        ident = threading.get_ident()
+        local = tracers.get(ident)
+        if local is None:
+            local = tracers[ident] = counter(tallies.setdefault(ident, {}))
+        return local
 
     # Threads started from now on trace from their start; a thread pool's workers that already
     # exist (asyncio.to_thread's, started by the warm-up) only run what is handed to them, so
@@ -149,8 +160,9 @@ def profile(name: str, items: int, target: Callable[[], Any]) -> None:
         sys.settrace(None)
         threading.settrace(None)  # type: ignore[arg-type]
     functions: dict[str, int] = {}
-    for code, n in lines.items():
-        functions[_where(code)] = functions.get(_where(code), 0) + n
+    for lines in tallies.values():
+        for code, n in lines.items():
+            functions[_where(code)] = functions.get(_where(code), 0) + n
     total = sum(functions.values())
     keep = {f: n for f, n in functions.items() if n >= total * 0.0005}
     run = {"elements": items, "total": total, "functions": keep}

@@ -146,12 +146,13 @@ def test_the_python_harness_counts_lines_per_python_function(
     assert any("<genexpr>" in n for n in names)  # the generator that ran 10 more items a call
 
 
-def test_the_python_harness_counts_the_lines_a_thread_pool_already_running_executes(
+def test_the_python_harness_counts_every_line_a_thread_pool_already_running_executes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # asyncio.to_thread hands work to the loop's pool, whose threads the warm-up started before
     # the profile run: their lines were missing (python/cpu/to_thread_gather's profile named
-    # only the event loop, and the self-test's function-diff check failed on it).
+    # only the event loop, and the self-test's function-diff check failed on it); and threads
+    # sharing one tally lost counts when the GIL switched inside the tracer.
     import asyncio
 
     sys.path.insert(0, str(REPO / "python/benchmarks"))
@@ -161,20 +162,33 @@ def test_the_python_harness_counts_the_lines_a_thread_pool_already_running_execu
         sys.path.pop(0)
 
     def in_thread(n: int) -> int:
-        return sum(i for i in range(n))
+        v = 0
+        for i in range(n):
+            v += i
+        return v
 
     async def gathered(n: int) -> list[int]:
         return list(await asyncio.gather(*(asyncio.to_thread(in_thread, n) for _ in range(4))))
 
     monkeypatch.setenv(function_diff.ENV, str(tmp_path))
-    with asyncio.Runner() as runner:
-        runner.run(gathered(10))  # the warm-up: the pool's threads start here
-        for side, n in (("base", 50), ("head", 60)):
-            monkeypatch.setenv("GATE_SIDE", side)
-            countmode.profile("toy/threads", 4, lambda n=n: runner.run(gathered(n)))
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)  # the GIL switches often, as between busy threads
+    try:
+        with asyncio.Runner() as runner:
+            runner.run(gathered(10))  # the warm-up: the pool's threads start here
+            for side, n in (("base", 50_000), ("head", 60_000)):
+                monkeypatch.setenv("GATE_SIDE", side)
+                countmode.profile("toy/threads", 4, lambda n=n: runner.run(gathered(n)))
+    finally:
+        sys.setswitchinterval(interval)
     found = function_diff.diff(tmp_path, ["toy/threads (instructions)"])
-    names = [f["function"] for f in found["toy/threads (instructions)"]["functions"]]
-    assert any(".in_thread" in n for n in names[:3]), names
+    [top, *_] = found["toy/threads (instructions)"]["functions"]
+    assert ".in_thread" in top["function"], top
+    for side, n in (("base", 50_000), ("head", 60_000)):
+        [doc] = [orjson.loads(p.read_bytes()) for p in (tmp_path / side).glob("python-*.json")]
+        [run] = doc["benchmarks"]["toy/threads"]
+        lines = [c for f, c in run["functions"].items() if ".in_thread" in f]
+        assert lines == [4 * (2 * n + 3)]  # 4 calls: the loop's line n + 1 times, its body n
 
 
 def test_the_perl_suite_counts_statements_per_sub(tmp_path: Path) -> None:
