@@ -116,14 +116,20 @@ def test_the_gate_names_the_function_whose_instructions_grew(
     assert "`helper` +" in function_diff.markdown(doc["functions"])
 
 
-def test_the_python_harness_counts_lines_per_python_function(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _countmode():
+    """The Python suite's count harness (python/benchmarks is not a package)."""
     sys.path.insert(0, str(REPO / "python/benchmarks"))
     try:
         import countmode
     finally:
         sys.path.pop(0)
+    return countmode
+
+
+def test_the_python_harness_counts_lines_per_python_function(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    countmode = _countmode()
 
     def inner(n: int) -> int:
         return sum(i for i in range(n))
@@ -155,11 +161,7 @@ def test_the_python_harness_counts_every_line_a_thread_pool_already_running_exec
     # sharing one tally lost counts when the GIL switched inside the tracer.
     import asyncio
 
-    sys.path.insert(0, str(REPO / "python/benchmarks"))
-    try:
-        import countmode
-    finally:
-        sys.path.pop(0)
+    countmode = _countmode()
 
     def in_thread(n: int) -> int:
         v = 0
