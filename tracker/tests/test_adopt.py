@@ -134,6 +134,71 @@ def test_init_finds_no_suite_in_an_empty_repository(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def status(repo: Path) -> list[str]:
+    """`git status --porcelain`: what git would show the user as changed or untracked."""
+    return git(repo, "status", "--porcelain", "--untracked-files=all").splitlines()
+
+
+@pytest.mark.skipif(shutil.which("go") is None, reason="needs Go")
+def test_init_ignores_what_bench_local_writes(tmp_path):
+    repo = example_repo(tmp_path / "ex")
+    done = benchtrack(repo, "init", "--action", ACTION)
+    assert "wrote .gitignore: .bench/, target/" in done.stdout
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "track the benchmarks with benchtrack")
+    benchtrack(repo, "bench-local")
+    assert (repo / ".bench/history").is_dir() and (repo / "target/bench/results").is_dir()
+    assert status(repo) == []
+
+
+def test_init_extends_an_existing_gitignore_keeping_every_line(tmp_path):
+    repo = example_repo(tmp_path / "ex")
+    # CRLF line ends, no newline at the end, /target anchored: target/ is there already
+    mine = b"# mine\r\n/target\r\n*.log\r\n!keep.log"
+    (repo / ".gitignore").write_bytes(mine)
+    done = benchtrack(repo, "init", "--action", ACTION)
+    assert "extended .gitignore: .bench/\n" in done.stdout
+    text = (repo / ".gitignore").read_bytes()
+    assert text.startswith(mine + b"\r\n")
+    added = text[len(mine) + 2 :].decode().split("\r\n")
+    assert added[0].startswith("# benchtrack") and added[1:] == [".bench/", ""]
+    # again, with --force: the two files replaced, .gitignore already has all it needs
+    done = benchtrack(repo, "init", "--action", ACTION, "--force")
+    assert ".gitignore" not in done.stdout
+    assert (repo / ".gitignore").read_bytes() == text
+
+
+def test_init_dry_run_leaves_gitignore_and_a_refusal_writes_none(tmp_path):
+    repo = example_repo(tmp_path / "ex")
+    assert dry_run(repo)[".gitignore"].splitlines()[1:] == [".bench/", "target/"]
+    assert not (repo / ".gitignore").exists()
+    (repo / "benchtrack.toml").write_text("# mine\n")
+    assert benchtrack(repo, "init", "--action", ACTION, check=False).returncode == 2
+    assert not (repo / ".gitignore").exists()
+
+
+def test_init_ignores_what_a_pytest_suite_writes(tmp_path):
+    """pytest compiles the test modules into __pycache__/ beside them (uv's .venv/ and pytest's
+    .pytest_cache/ carry their own .gitignore)."""
+    from test_adopt_lockstep import python_repo  # a uv project, two tests (it imports this file)
+
+    repo = tmp_path / "py"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    python_repo(repo)
+    benchtrack(repo, "init", "--action", ACTION)
+    assert (repo / ".gitignore").read_text().splitlines()[1:] == [
+        *(".bench/", "target/", "__pycache__/")
+    ]
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.name=dev", "-c", "user.email=dev@example.com", "commit", "-qm", "bt")
+    # PYTHONDONTWRITEBYTECODE empty: Python writes bytecode, as on most machines
+    bench = ("uv", "run", "--frozen", "--project", str(REPO), "benchtrack", "bench-local")
+    run(repo, *bench, env={"PYTHONDONTWRITEBYTECODE": ""})
+    assert list(repo.glob("tests/__pycache__/*.pyc"))
+    assert status(repo) == []
+
+
 def _expand(text: str, inputs: dict[str, str], event: dict[str, str]) -> str:
     """The `${{ … }}` expressions action.yml uses, as GitHub fills them in."""
 
@@ -272,3 +337,4 @@ def test_the_docs_examples_gate_fails_a_pull_request_that_regresses(tmp_path):
     summary = (tmp_path / "summary.md").read_text()
     rows = [x for x in summary.splitlines() if x.startswith("|") and "go/BenchmarkSum" in x]
     assert rows and all("regressed" in row for row in rows), summary
+    assert status(repo) == []  # the gate's worktrees, caches and verdict: ignored (init)

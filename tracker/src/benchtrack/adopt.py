@@ -25,6 +25,7 @@ from benchtrack.tomlcheck import read_toml
 
 CONFIG = Path("benchtrack.toml")
 WORKFLOW = Path(".github/workflows/benchtrack.yml")
+GITIGNORE = Path(".gitignore")
 # actions/checkout as this repository's workflows pin it (docs/action-pins.md).
 CHECKOUT = "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1"
 # `uses:` of a remote action: owner/repo[/path]@ref
@@ -264,6 +265,41 @@ def _has_addopts(root: Path, pyproject: dict) -> bool:
         if path.is_file() and re.search(r"^\s*addopts\s*=", path.read_text(errors="replace"), re.M):
             return True
     return False
+
+
+def ignore_entries(suites: list[Found]) -> list[str]:
+    """What benchtrack and the suites it declares write in the repository, for .gitignore:
+    bench-local's history and previous run (`.bench/`); the raw outputs, result documents, logs
+    and the gate's worktrees, caches and verdicts (`target/`); with a pytest suite, the test
+    modules pytest compiles beside them (`__pycache__/`; uv's `.venv/` and `.pytest_cache/`
+    ignore themselves)."""
+    entries = [".bench/", "target/"]
+    if any(s.suite.adapter == "pytest" for s in suites):
+        entries.append("__pycache__/")
+    return entries
+
+
+def _ignore_key(line: str) -> str:
+    """A .gitignore line as the name it ignores: `/target`, `target`, `**/target/` all read
+    `target` (a comment or a `!` negation reads as itself, matching no entry)."""
+    return line.strip().removeprefix("**/").strip("/")
+
+
+def missing_ignores(existing: str | None, entries: list[str]) -> list[str]:
+    """The `entries` a .gitignore (its text, None if there is none) lacks."""
+    present = {_ignore_key(line) for line in (existing or "").splitlines()}
+    return [e for e in entries if _ignore_key(e) not in present]
+
+
+def gitignore_text(existing: str | None, missing: list[str]) -> str:
+    """.gitignore with `missing` appended after what it holds (nothing removed or reordered; its
+    own line endings), or a new one."""
+    text = existing or ""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = ["# benchtrack (written by `benchtrack init`): local history, build and gate output"]
+    if text and not text.endswith("\n"):
+        text += newline
+    return text + newline.join(lines + missing) + newline
 
 
 def _quoted(text: str) -> str:

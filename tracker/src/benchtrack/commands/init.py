@@ -3,7 +3,9 @@
 Run at the repository's root. The suites are the ones detected there (benchtrack.adopt.detect)
 or the one `--suite/--adapter/--command/--raw` declare; the workflow calls the composite action
 named by `--action`. An existing file is never overwritten without `--force` (exit 2 naming it,
-nothing written); `--dry-run` prints both files instead.
+nothing written); `--dry-run` prints the files instead. `.gitignore` gets what bench-local, the
+gate and the suites write (adopt.ignore_entries): an existing one extended with the entries it
+lacks, nothing removed or reordered; a missing one created.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from benchtrack.fsutil import atomic_write
 NAME = "init"
 HELP = (
     "Write benchtrack.toml (the suites found here, or --suite) and "
-    ".github/workflows/benchtrack.yml (the composite action) in this repository"
+    ".github/workflows/benchtrack.yml (the composite action) in this repository, and add "
+    "what benchtrack writes here (.bench/, target/) to .gitignore"
 )
 
 
@@ -51,31 +54,40 @@ def run(args: argparse.Namespace) -> int:
         adopt.CONFIG: adopt.config_text(suites),
         adopt.WORKFLOW: adopt.workflow_text(args.action),
     }
+    # bytes as they are (CRLF kept, any encoding): its lines are kept as they are
+    ignore = root / adopt.GITIGNORE
+    old_ignore = ignore.read_bytes().decode(errors="surrogateescape") if ignore.is_file() else None
+    missing = adopt.missing_ignores(old_ignore, adopt.ignore_entries(suites))
+    extended = {adopt.GITIGNORE: adopt.gitignore_text(old_ignore, missing)} if missing else {}
+    writes = files | extended
     report = {
         "suites": [s.to_dict() for s in suites],
-        "files": {str(path): text for path, text in files.items()},
+        "files": {str(path): text for path, text in writes.items()},
         "written": [],
     }
     if args.dry_run:
         if args.json:
             flags.print_json(report)
             return EXIT_OK
-        for path, text in files.items():
+        for path, text in writes.items():
             print(f"# --- {path}")
             print(text, end="")
         return EXIT_OK
     existing = [path for path in files if (root / path).exists()]
     if existing and not args.force:
         raise BadInput(existing[0], None, "a file init may write (it exists: --force replaces it)")
-    for path, text in files.items():
-        atomic_write(root / path, text.encode())
+    for path, text in writes.items():
+        atomic_write(root / path, text.encode(errors="surrogateescape"))
     if args.json:
-        flags.print_json({**report, "written": [str(path) for path in files]})
+        flags.print_json({**report, "written": [str(path) for path in writes]})
         return EXIT_OK
     for path in files:
         print(f"wrote {path}")
+    if missing:
+        how = "extended" if old_ignore is not None else "wrote"
+        print(f"{how} {adopt.GITIGNORE}: {', '.join(missing)}")
     names = ", ".join(s.name for s in suites)
-    print(f"suites: {names}; try them here with `benchtrack bench-local`, then commit both files")
+    print(f"suites: {names}; try them here with `benchtrack bench-local`, then commit the files")
     return EXIT_OK
 
 
