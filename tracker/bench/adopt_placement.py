@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchtrack.fsutil import read_maybe_gzip
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tracker" / "tests"))
 sys.path.insert(0, str(ROOT / "tracker" / "bench"))
@@ -79,8 +81,8 @@ def table(outdir: Path) -> int:
 
     found = {
         cpus: [
-            json.loads(f.read_text())
-            for f in sorted(outdir.glob(f"aa-adopt-placement-{cpus}-*.json"))
+            json.loads(read_maybe_gzip(f))
+            for f in sorted(outdir.glob(f"aa-adopt-placement-{cpus}-*.json*"))
         ]
         for cpus in PLACEMENTS
     }

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchtrack.errors import BadInput
+from benchtrack.fsutil import read_maybe_gzip
 from benchtrack.stepworker.criterion import per_call
 
 # Each from a step's samples: per-iteration times, iteration counts, sample times.
@@ -97,9 +99,9 @@ def record(cache: str, rounds: int, pairs: int, out: str) -> None:
 
 def report(out: str) -> None:
     try:
-        data = json.loads(Path(out).read_text())
+        data = json.loads(read_maybe_gzip(out))
         keys = list(next(iter(data.values())))
-    except (OSError, ValueError, StopIteration, TypeError, AttributeError) as e:
+    except (OSError, ValueError, StopIteration, TypeError, AttributeError, BadInput) as e:
         expected = "benchmark -> estimate -> rounds -> pair log-ratios (this script's `record`)"
         print(f"{out}: expected {expected}: {str(e) or 'no benchmarks'}", file=sys.stderr)
         sys.exit(2)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import orjson
 
+from benchtrack.fsutil import read_maybe_gzip
+
 
 def main() -> None:
     p = argparse.ArgumentParser()
@@ -25,7 +27,7 @@ def main() -> None:
     p.add_argument("--keep", type=int, default=12)
     p.add_argument("--only", default="")
     a = p.parse_args()
-    doc = orjson.loads(a.src.read_bytes())
+    doc = orjson.loads(read_maybe_gzip(a.src))
     names = sorted(n for n in doc["benchmarks"] if re.search(a.only, n))
     if a.keep <= 0:
         a.keep = len(names)

@@ -16,6 +16,9 @@ import json
 import sys
 from pathlib import Path
 
+from benchtrack.errors import BadInput
+from benchtrack.fsutil import read_maybe_gzip
+
 
 def bad_input(message: str) -> None:
     print(f"gate_changes: {message}", file=sys.stderr)
@@ -24,8 +27,8 @@ def bad_input(message: str) -> None:
 
 def load(path: Path) -> dict:
     try:
-        doc = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as e:
+        doc = json.loads(read_maybe_gzip(path))
+    except (OSError, json.JSONDecodeError, BadInput) as e:
         bad_input(f"{path}: expected a readable gate.json ({e})")
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         bad_input(f"{path}: field 'benchmarks': expected a list (is it a gate.json?)")

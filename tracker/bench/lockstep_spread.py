@@ -22,6 +22,8 @@ from pathlib import Path
 
 import orjson
 
+from benchtrack.fsutil import read_maybe_gzip
+
 
 def spreads(doc: dict) -> list[tuple[str, int, float, float]]:
     rows = []
@@ -54,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--worst", type=int, default=0, help="only the N largest between/within")
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
-    rows = spreads(orjson.loads(args.recording.read_bytes()))
+    rows = spreads(orjson.loads(read_maybe_gzip(args.recording)))
     rows.sort(key=lambda r: r[3] / max(r[2], 1e-9), reverse=True)
     if args.worst:
         rows = rows[: args.worst]

@@ -27,6 +27,9 @@ from pathlib import Path
 
 import orjson
 
+from benchtrack.errors import BadInput
+from benchtrack.fsutil import read_maybe_gzip
+
 
 def rounds_of(doc: dict, name: str) -> list[list[float]]:
     """Each recorded round's pair log-ratios of one benchmark."""
@@ -66,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     docs = []
     for path in args.recordings:
         try:
-            docs.append((path, orjson.loads(path.read_bytes())))
-        except (OSError, orjson.JSONDecodeError) as e:
+            docs.append((path, orjson.loads(read_maybe_gzip(path))))
+        except (OSError, orjson.JSONDecodeError, BadInput) as e:
             print(f"pool_spread: {path}: expected an A/A recording (JSON): {e}", file=sys.stderr)
             return 2
     names = list(args.name)

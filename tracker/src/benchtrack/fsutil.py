@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import mmap
 import os
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -12,6 +14,21 @@ from pathlib import Path
 from benchtrack.errors import BadInput
 
 Piece = bytes | bytearray | memoryview | tuple[int, int]  # a tuple: (offset, length) of `source`
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_maybe_gzip(path: Path | str) -> bytes:
+    """A file's bytes, decompressed when they are gzip (told by content, not by name): the shipped
+    recordings are `.json.gz` (tracker/bench/recordings/README.md), and every reader of a
+    recording takes one as it is. A truncated or corrupt gzip file is BadInput naming it (exit 2);
+    a missing file raises FileNotFoundError, as reading it would."""
+    raw = Path(path).read_bytes()
+    if not raw.startswith(GZIP_MAGIC):
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (EOFError, OSError, zlib.error) as e:  # EOFError: truncated; OSError: BadGzipFile
+        raise BadInput(path, None, f"a complete gzip file (truncated or corrupt: {e})") from None
 
 
 def output_file(flag: str, path: Path | str | None) -> Path | None:

@@ -17,6 +17,7 @@ import numpy as np
 import orjson
 
 from benchtrack.errors import BadInput
+from benchtrack.fsutil import read_maybe_gzip
 from benchtrack.gate.lockstep import paired_values
 from benchtrack.gate.model import Rounds
 from benchtrack.gate.replay import Costs
@@ -221,7 +222,7 @@ def load_parts(path: Path, name_filter: str | None = None) -> list[AAData]:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        doc = parse_json(path.read_bytes(), path)
+        doc = parse_json(read_maybe_gzip(path), path)
     except FileNotFoundError:
         raise BadInput(
             path, None, "recorded A/A data (benchtrack record-aa), file not found"
