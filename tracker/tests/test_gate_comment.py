@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 from pathlib import Path
 
 import pytest
@@ -110,8 +112,6 @@ def test_oversized_and_broken_artifacts_are_bad_input(tmp_path):
 
 def _outside_code(body: str) -> str:
     """The comment's text with every inline code span and fenced block taken out."""
-    import re
-
     body = re.sub(r"```.*?```", "", body, flags=re.S)
     return re.sub(r"`[^`\n]*`", "", body)
 
@@ -261,3 +261,35 @@ def test_the_self_tests_comment_names_the_slowed_function_of_every_counted_regre
         slow = next(s for s in slows(work) if fnmatch.fnmatchcase(name.split(" (")[0], s.glob))
         top = [cell.split("`")[1] for cell in rows[name].split(" · ")]
         assert 1 <= len(top) <= 3 and any(w in f for f in top for w in slow.where), (name, top)
+
+
+def test_an_intervals_text_is_bounded_whatever_its_numbers(tmp_path):
+    """An unconfirmed row's interval can end anywhere (a review saw a 150-digit percentage)."""
+    from benchtrack.gate.render import pct
+
+    assert [pct(x) for x in (0.042, 9.99, 9.991, -9.991, -1e148, math.inf, math.nan)] == [
+        "+4.2%", "+999.0%", "> +999%", "< -999%", "< -999%", "∞", "—",
+    ]  # fmt: skip
+    write(tmp_path, "ubuntu-latest-2cpu", verdict(**{"benchmarks.0.hi": 1e148}))
+    body, _ = gate_comment.comment(tmp_path)
+    assert "| -49.0% | [-52.0%, > +999%] |" in body and not re.search(r"\d{5}", body)
+
+
+def test_code_shows_what_a_reader_cannot_see_as_escapes():
+    from benchtrack.mdtext import block, code
+
+    bidi_c1_zw = "ab\u202ecd\u2066\x85\x9b\u200d\ufeff\x00\n`|"
+    assert code(bidi_c1_zw) == r"`ab\u202ecd\u2066\u0085\u009b\u200d\ufeff\u0000\u000a'¦`"
+    assert code("\u202e" * 30, 20) == "`" + r"\u202e" * 3 + "…`"  # an escape is never split
+    assert code("é—ü x" * 30, 10) == "`é—ü xé—ü …`" and code("") == "` `"
+    assert block("a\tb\r\n````\u202e") == "a\tb\\u000d\n''''\\u202e"
+
+
+def test_a_gate_json_that_is_not_a_regular_file_is_not_read(tmp_path):
+    real = tmp_path / "elsewhere.json"
+    real.write_text(json.dumps(verdict()))
+    link = tmp_path / "gate-ubuntu-latest-2cpu" / "gate.json"
+    link.parent.mkdir()
+    link.symlink_to(real)  # an artifact's link could name /dev/zero or a runner's file
+    with pytest.raises(BadInput, match="expected a regular file"):
+        gate_comment.comment(tmp_path)

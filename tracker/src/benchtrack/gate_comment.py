@@ -2,18 +2,22 @@
 
 pr-comment.yml runs in the trusted context (a write token) on artifacts that a PR's code
 produced. So nothing of an artifact is executed or passed on as text: only each `gate.json` is
-read, size-limited; every field is checked against the shape the gate writes (names as result
-documents allow them, finite numbers, verdicts from the known set, refs and shas of safe
-characters, messages cut short and shown only inside code); the verdict is re-derived from the
-rows; and the Markdown is rendered here, by the default branch's renderer (benchtrack.pr_comment),
-every string of an artifact as inert code. The check's ✅/❌ is the gate jobs' own conclusion as
-GitHub reports it (`--jobs`, the run's job list), never the artifact's exit code.
+read, at most MAX_SIZES of them, each a regular file of at most MAX_BYTES nested at most
+MAX_DEPTH deep (past any limit: BadInput, exit 2, no comment: which artifacts to drop would be
+the PR's choice, and the check's mark never depends on the comment); every field is checked
+against the shape the gate writes (names as result documents allow them, finite numbers,
+verdicts from the known set, refs and shas of safe characters, messages cut short and shown only
+inside code); the verdict is re-derived from the rows; and the Markdown is rendered here, by the
+default branch's renderer (benchtrack.pr_comment), every string of an artifact as inert code.
+The check's ✅/❌ is the gate jobs' own conclusion as GitHub reports it (`--jobs`, the run's job
+list), never the artifact's exit code.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,8 @@ from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
 MAX_BYTES = 2_000_000
 MAX_ROWS = 5_000
+MAX_SIZES = 16  # gate-* artifacts: one a runner size of .github/bench-runners.toml (5 today)
+MAX_DEPTH = 20  # a gate.json nests 5 deep; deeper is refused before a check (or repr) recurses
 REF_RE = re.compile(r"^[A-Za-z0-9._/@^~+-]{0,100}$")
 SHA_RE = re.compile(r"^[0-9a-f]{0,40}$")
 VERDICTS = {REGRESSED, IMPROVED, UNCHANGED, INCONCLUSIVE}
@@ -46,16 +52,25 @@ _SEGMENT = r"[A-Za-z0-9_.,:=+\-]+"
 NAME_RE = re.compile(rf"^({_SEGMENT})/({_SEGMENT})/({_SEGMENT})(/{_SEGMENT})?$")
 # A step error names its benchmark; a run that failed without naming one, its suite.
 ERROR_NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT}){{0,3}}$")
+# A unit is shown as text in the tables: an underscore not inside a word could start emphasis.
+_LOOSE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
 
 def load(path: Path) -> Outcome:
     """One runner size's gate.json as an Outcome, or BadInput naming what is off."""
-    if path.stat().st_size > MAX_BYTES:
-        raise BadInput(path, None, f"at most {MAX_BYTES} bytes")
+    # a link (to /dev/zero, to a runner's file) is not followed, nor a linked gate-* directory
+    if path.parent.is_symlink() or not stat.S_ISREG(path.lstat().st_mode):
+        raise BadInput(path, None, "a regular file")
+    with path.open("rb") as file:
+        raw = file.read(MAX_BYTES + 1)
+    if len(raw) > MAX_BYTES:
+        raise BadInput(path, None, f"at most {MAX_BYTES:,} bytes")
     try:
-        data = orjson.loads(path.read_bytes())
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError as error:
         raise BadInput(path, None, "JSON", str(error)) from None
+    if _depth(data) > MAX_DEPTH:
+        raise BadInput(path, None, f"JSON nested at most {MAX_DEPTH} deep")
     check = _Checker(path)
     check.that(isinstance(data, dict), "", "an object")
     check.that(data.get("schema") == SCHEMA, "schema", SCHEMA)
@@ -86,6 +101,11 @@ def comment(
     """The sticky comment for every runner size's verdict under `artifacts`, and how many.
     `jobs`: GitHub's job list of the gate run ([{name, conclusion}]); `run_conclusion`: the whole
     run's, used when the jobs are not known."""
+    every = sorted(artifacts.glob("gate-*"))
+    if len(every) > MAX_SIZES:
+        names = ", ".join(p.name for p in every[:3])
+        raise BadInput(artifacts, None, f"at most {MAX_SIZES} gate-* artifacts (one per runner "
+                       "size)", f"{len(every)}: {names}, …")  # fmt: skip
     found = sorted(artifacts.glob("gate-*/gate.json"))
     keys = [slug(path.parent.name.removeprefix("gate-")) for path in found]
     outcomes = [load(path) for path in found]
@@ -98,6 +118,19 @@ def comment(
     sizes = [pr_comment.Size(k, o, known.get(k)) for k, o in zip(keys, outcomes, strict=True)]
     url = _safe_url(run_url) if run_url.startswith("https://") else ""
     return pr_comment.body(sizes, run_conclusion, url), len(found)
+
+
+def _depth(data: object) -> int:
+    """How deep `data` nests (a scalar: 0), without recursion."""
+    deepest, todo = 0, [(data, 0)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, dict | list):
+            deepest = max(deepest, depth + 1)
+            if deepest > MAX_DEPTH:
+                break
+            todo += [(v, depth + 1) for v in (value.values() if isinstance(value, dict) else value)]
+    return deepest
 
 
 def _safe_url(url: str) -> str:
@@ -158,6 +191,8 @@ class _Checker:
             or (direction == "smaller" and COUNT_UNIT_RE.fullmatch(unit) is not None)
         )
         self.that(unit_ok, f"{field}.unit", "a throughput unit or a smaller-is-better unit", unit)
+        loose = _LOOSE_UNDERSCORE.search(unit) is not None  # type: ignore[arg-type]
+        self.that(not loose, f"{field}.unit", "a unit whose underscores are inside words", unit)
         self.that(r.get("verdict") in VERDICTS, f"{field}.verdict", "a known verdict")
         rounds = r.get("rounds")
         ok = isinstance(rounds, int) and not isinstance(rounds, bool) and 0 <= rounds <= 10_000
@@ -221,6 +256,8 @@ class _Checker:
             self.that(ok, key, "a count", value)
             meta[key] = value
         meta["seconds"] = self.number(data.get("seconds", 0), "seconds")
+        ok = math.isnan(meta["seconds"]) or 0 <= meta["seconds"] <= 10_000_000  # shown whole
+        self.that(ok, "seconds", "a duration in seconds (0 to 10,000,000)", meta["seconds"])
         meta["threshold"] = self.fraction(data.get("threshold", 0.05), "threshold")
         return meta
 

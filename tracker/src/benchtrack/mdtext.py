@@ -1,18 +1,53 @@
-"""Untrusted text in Markdown that GitHub renders (a PR comment): always an inline code span.
+"""Untrusted text in Markdown that GitHub renders (a PR comment): an inline code span, or the
+inside of a fenced block.
 
 Inside a code span GitHub renders no HTML, links no URL and notifies no @mention; what could end
-the span or the table it sits in (a backtick, `|`, a line break) is replaced, control characters
-dropped, and the text cut at `limit` characters."""
+the span or the table it sits in (a backtick, `|`, a line break) is replaced, and the text cut at
+`limit` characters. What a reader cannot see is shown as an escape, `\\u202e`: control characters
+(C0, C1), format characters (bidi overrides and isolates, zero-width spaces and joiners, tags) and
+line or paragraph separators, so a name cannot read backwards or hide text.
+"""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+# Cc: C0 and C1 controls; Cf: bidi, zero-width, tags, soft hyphen; Zl/Zp: U+2028/U+2029;
+# Cs/Co/Cn: surrogates, private use and unassigned code points, which no font shows as they are.
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+_SPAN = {"`": "'", "|": "¦"}
+_SUSPECT = re.compile(r"[^ -~]|[`|]")  # printable ASCII passes untouched (fast)
+_SUSPECT_IN_BLOCK = re.compile(r"[^ -~\n\t]")
+_FENCE = re.compile(r"`{3,}")  # a backtick fence ends only at a run of 3+ backticks
+
+
+def visible(ch: str) -> str:
+    """`ch`, or its escape when a reader would not see it as it is."""
+    if unicodedata.category(ch) not in _HIDDEN:
+        return ch
+    n = ord(ch)
+    return f"\\u{n:04x}" if n <= 0xFFFF else f"\\U{n:08x}"
+
+
+def _in_span(m: re.Match[str]) -> str:
+    return _SPAN.get(m.group()) or visible(m.group())
 
 
 def code(text: object, limit: int = 120) -> str:
-    flat = _CONTROL.sub(" ", str(text)).replace("`", "'").replace("|", "¦").strip()
-    if len(flat) > limit:
-        flat = flat[: limit - 1] + "…"
+    raw = str(text).strip()[: limit + 1]
+    flat = _SUSPECT.sub(_in_span, raw)
+    if len(flat) > limit:  # cut between characters (an escape is never split), room for "…"
+        pieces = [_SUSPECT.sub(_in_span, c) for c in raw]
+        size = len(flat)
+        while size > limit - 1:
+            size -= len(pieces.pop())
+        flat = "".join(pieces) + "…"
     return f"`{flat or ' '}`"
+
+
+def block(text: str) -> str:
+    """The lines of a ``` fenced code block: no run of backticks that could end the fence, hidden
+    characters escaped (line breaks and tabs kept)."""
+    shown = _SUSPECT_IN_BLOCK.sub(lambda m: visible(m.group()), text)
+    return _FENCE.sub(lambda m: "'" * len(m.group()), shown)

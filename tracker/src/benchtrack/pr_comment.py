@@ -7,7 +7,8 @@ vCPU"). Then each regressed benchmark with, where it is counted, the functions w
 most (benchtrack.function_diff): the first place to look. Every runner size's full table stays
 collapsed. Every string that came from an artifact is inert code (benchtrack.mdtext). The body
 stays under GitHub's comment limit: past MAX_CHARS the full tables give way to a link to the job
-summary, then the longest lists are cut.
+summary, then the longest lists are shortened, and last the text is cut at a whole line (never
+inside a code span, a fenced block closed), saying how much was cut.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from benchtrack import function_diff
 from benchtrack.gate import render
 from benchtrack.gate.outcome import Outcome, Row
-from benchtrack.mdtext import code
+from benchtrack.mdtext import block, code
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
 MAX_CHARS = 60_000  # GitHub refuses a comment body over 65,536 characters
@@ -37,8 +38,9 @@ class Size:
 
     @property
     def label(self) -> str:
+        """Markdown: `N vCPU`, else the key as code (a key like www.x.y is a link in text)."""
         m = _CPUS.search(self.key)
-        return f"{m.group(1)} vCPU" if m else self.key
+        return f"{m.group(1)} vCPU" if m else code(self.key)
 
 
 def mark(sizes: list[Size], run_conclusion: str | None) -> str:
@@ -125,9 +127,8 @@ def _improved(sizes: list[Size], limit: int) -> list[str]:
 def _failures(o: Outcome) -> list[str]:
     out = []
     for f in o.suite_failures:
-        tail = f.tail.replace("```", "'''")
         out += [f"**{f.suite}** failed to {f.what} on the {f.side} side; last lines:", "", "```",
-                tail, "```", ""]  # fmt: skip
+                block(f.tail), "```", ""]  # fmt: skip
     for side in ("base", "head"):
         for name, msg in sorted(o.failed.get(side, {}).items()):
             first = msg.splitlines()[0] if msg else ""
@@ -139,10 +140,11 @@ def _size_details(s: Size) -> list[str]:
     o = s.outcome
     if o.skipped:
         return [f"- {s.label}: {render.headline(o).split(' · ')[0]}", ""]
-    # names passed gate_comment's check (a safe alphabet): the gate's own table shows them as code
+    # names passed gate_comment's check (a safe alphabet): the gate's own table shows them as code;
+    # the summary is HTML, where Markdown's code is not
+    label = f"{s.label} (<code>{s.key}</code>)" if _CPUS.search(s.key) else f"<code>{s.key}</code>"
     return [
-        f"<details><summary>{s.label} (<code>{s.key}</code>): all {len(o.rows)} benchmarks"
-        "</summary>",
+        f"<details><summary>{label}: all {len(o.rows)} benchmarks</summary>",
         "",
         render.method_line(o),
         "",
@@ -175,7 +177,23 @@ def body(sizes: list[Size], run_conclusion: str | None, run_url: str) -> str:
                           f"too long for a comment: see {link}'s job summary.", ""])  # fmt: skip
         if len(text) <= MAX_CHARS:
             return text
-    return text[: MAX_CHARS - 200] + f"\n\n… cut: see {link}'s job summary.\n"
+    return cut(text, MAX_CHARS - 1_000, link)
+
+
+def cut(text: str, budget: int, link: str) -> str:
+    """`text`'s whole lines within `budget` characters, then how much was cut. An artifact's
+    tails are the PR's to size, so they choose where a cut lands: never inside a line (a code
+    span stays on one), and a fenced block it cuts is closed."""
+    kept: list[str] = []
+    size, fenced = 0, False
+    for line in text.split("\n"):
+        if size + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        size += len(line) + 1
+        fenced ^= line == "```"  # only ours: block() leaves a tail no run of three backticks
+    note = f"(cut: {len(text) - size:,} characters; every table and log is in {link}'s job summary)"
+    return "\n".join([*kept, *(["```"] if fenced else []), "", note, ""])
 
 
 def conclusions(jobs: Any, keys: list[str]) -> dict[str, str]:

@@ -32,9 +32,17 @@ def number(x: float) -> str:
     return f"{x:.3g}"
 
 
+PCT_BOUND = 999  # past ±999% a change is told by its bound: an interval's end can be any number
+
+
 def pct(x: float) -> str:
+    """A change as a signed percentage, at most 7 characters: +4.2%, > +999%, < -999%, ∞, —."""
     if not math.isfinite(x):
-        return "∞" if x > 0 else "−∞"
+        return "—" if math.isnan(x) else "∞" if x > 0 else "−∞"
+    if x * 100 > PCT_BOUND:
+        return f"> +{PCT_BOUND}%"
+    if x * 100 < -PCT_BOUND:
+        return f"< -{PCT_BOUND}%"
     return f"{x * 100:+.1f}%"
 
 
