@@ -49,19 +49,53 @@ fi
 
 # --- uv, then the locked Python environment (tracker, Python suite, dev tools) -------------
 # uv into a virtual environment of its own (what PEP 668 asks of an externally managed Python,
-# such as the system Python of GitHub's ubuntu-24.04 image), linked into ~/.local/bin.
-if ! command -v uv >/dev/null 2>&1; then
-  uv_home="${XDG_DATA_HOME:-$HOME/.local/share}/benchtrack/uv-$UV_VERSION"
+# such as the system Python of GitHub's ubuntu-24.04 image), linked into ~/.local/bin. Only the
+# pinned version is used: a uv of another version on PATH (a runner's, a setup-uv step's) is named
+# and passed over, the pinned one put first on PATH. pip installs it only with one of these
+# sha256s: each wheel of uv $UV_VERSION for Linux and macOS as PyPI's index lists them
+# (https://pypi.org/simple/uv/ in its JSON form; a new UV_VERSION needs its own list from there).
+UV_SHA256=(
+  0ec33661a14e38dea8dfb18167d2a4a5c7fe3d476c62dd8eb6acf5f378727201  # linux_armv6l
+  b7124ca1956ec2e476a1003ea5715a15f0266afaec37f4dc9c6972ba8183e6d1  # macosx_10_12_x86_64
+  62b6943c7fd64fac6854f780bea6e0359e5a5bc3241f83ee357bb38276afac49  # macosx_11_0_arm64
+  0b3e8b1a4f5e405e31e2ff33de8af4744831e9f7338539671efbd8c3c94e791d  # manylinux_2_17_aarch64.manylinux2014_aarch64.musllinux_1_1_aarch64
+  9cf0b7b12f13da6ab1c85694ab618d97a2bbd0c904cdea7f0172fb1dd768b9d5  # manylinux_2_17_armv7l.manylinux2014_armv7l.musllinux_1_1_armv7l
+  86f1319f851e645bc295bb921e6be19beae7e69216c75ae809010ca7817393aa  # manylinux_2_17_armv7l.manylinux2014_armv7l
+  5ace7ec339798aca31be51a75fa7c1544fe84e02fadd17a9fa3324813bbaf237  # manylinux_2_17_i686.manylinux2014_i686
+  6999618363d03a0a085a9491db319e00b461dbda205db06ef1fd55dfcbf6472b  # manylinux_2_17_ppc64le.manylinux2014_ppc64le
+  13050c64530a1ccfc223af0306a8152d41c0d36ea63bc19161221ca65dfe480a  # manylinux_2_17_s390x.manylinux2014_s390x
+  e18a57b8b352eb7c8feb317b9f6f533c8f0ad9673fd6cf34bbe3cf1a9f6a8984  # manylinux_2_17_x86_64.manylinux2014_x86_64
+  5337c30bb893b4f9ce0ceb921ba2da0d13f649da644f40ad3bef84083bef0203  # manylinux_2_28_aarch64
+  bfcaada3989c7716ad4b58673cd1413fad4fdc6b2e446f9553db0ef18da20850  # manylinux_2_31_riscv64.musllinux_1_1_riscv64
+  b26fe533dc6153787e40443b7d9428ed41349127bff36a954ec82c48be01ded9  # manylinux_2_31_riscv64
+  63d807451e63c8d21b1b33c945af16438ac9d8ffddc59b31ce69c692135891f5  # musllinux_1_1_i686
+  29451c60f5e8b07403e0a175d5229efc36b0289b34143ff4aaa499a5dd52553a  # musllinux_1_1_x86_64
+)
+if [ "$(uv --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ]; then
+  if other=$(command -v uv); then
+    say "not using $other ($("$other" --version 2>&1 | head -n1)): benchtrack pins uv $UV_VERSION"
+  fi
+  uv_data="${XDG_DATA_HOME:-$HOME/.local/share}/benchtrack"
+  uv_home="$uv_data/uv-$UV_VERSION"
   if [ ! -x "$uv_home/bin/uv" ]; then
-    say "installing uv $UV_VERSION from PyPI into $uv_home (runs the Python parts from uv.lock)"
+    say "installing uv $UV_VERSION from PyPI into $uv_home, its hash checked (runs the Python parts from uv.lock)"
     python3 -m venv "$uv_home" \
       || die "python3 -m venv failed: install the venv module (Debian/Ubuntu: apt-get install python3-venv)"
-    "$uv_home/bin/python" -m pip install --quiet --disable-pip-version-check "uv==$UV_VERSION"
+    printf 'uv==%s %s\n' "$UV_VERSION" "$(printf -- '--hash=sha256:%s ' "${UV_SHA256[@]}")" > "$uv_home/requirements.txt"
+    "$uv_home/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes \
+      --only-binary :all: -r "$uv_home/requirements.txt" \
+      || { rm -rf "$uv_home"; die "pip could not install uv $UV_VERSION with a hash listed in scripts/setup.sh"; }
   fi
-  mkdir -p "$HOME/.local/bin"
-  ln -sf "$uv_home/bin/uv" "$HOME/.local/bin/uv"
+  # ~/.local/bin/uv: the link to it, unless that is a uv of someone else's (kept if pinned)
+  link="$HOME/.local/bin/uv"
+  if [ ! -e "$link" ] || [[ "$(readlink "$link" || true)" == "$uv_data/"* ]]; then
+    mkdir -p "$HOME/.local/bin"
+    ln -sfn "$uv_home/bin/uv" "$link"
+  elif [ "$("$link" --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ]; then
+    die "$link is a uv setup did not put there ($("$link" --version 2>&1 | head -n1)): replace it with uv $UV_VERSION or move it, then 'cargo make setup' again"
+  fi
   export PATH="$HOME/.local/bin:$PATH"
-  # later steps of a GitHub Actions job find it too
+  # later steps of a GitHub Actions job find it too (first on their PATH)
   if [ -n "${GITHUB_PATH:-}" ]; then echo "$HOME/.local/bin" >> "$GITHUB_PATH"; fi
   installed=$((installed + 1))
 fi
