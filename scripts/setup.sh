@@ -86,17 +86,22 @@ if [ "$(uv --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ]; then
       --only-binary :all: -r "$uv_home/requirements.txt" \
       || { rm -rf "$uv_home"; die "pip could not install uv $UV_VERSION with a hash listed in scripts/setup.sh"; }
   fi
-  # ~/.local/bin/uv: the link to it, unless that is a uv of someone else's (kept if pinned)
-  link="$HOME/.local/bin/uv"
-  if [ ! -e "$link" ] || [[ "$(readlink "$link" || true)" == "$uv_data/"* ]]; then
-    mkdir -p "$HOME/.local/bin"
-    ln -sfn "$uv_home/bin/uv" "$link"
-  elif [ "$("$link" --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ]; then
-    die "$link is a uv setup did not put there ($("$link" --version 2>&1 | head -n1)): replace it with uv $UV_VERSION or move it, then 'cargo make setup' again"
+  # ~/.local/bin/uv links to it, unless that is a uv someone else put there (the standalone
+  # installer's place): that one is kept, and the pinned one goes first on PATH from a directory
+  # of its own
+  bin="$HOME/.local/bin"
+  if [ ! -e "$bin/uv" ] || [[ "$(readlink "$bin/uv" || true)" == "$uv_data/"* ]]; then
+    mkdir -p "$bin"
+    ln -sfn "$uv_home/bin/uv" "$bin/uv"
+  elif [ "$("$bin/uv" --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ]; then
+    say "keeping $bin/uv (not one setup put there); uv $UV_VERSION goes first on PATH from $uv_data/bin (in a shell, put it first yourself)"
+    bin="$uv_data/bin"
+    mkdir -p "$bin"
+    ln -sfn "$uv_home/bin/uv" "$bin/uv"
   fi
-  export PATH="$HOME/.local/bin:$PATH"
+  export PATH="$bin:$PATH"
   # later steps of a GitHub Actions job find it too (first on their PATH)
-  if [ -n "${GITHUB_PATH:-}" ]; then echo "$HOME/.local/bin" >> "$GITHUB_PATH"; fi
+  if [ -n "${GITHUB_PATH:-}" ]; then echo "$bin" >> "$GITHUB_PATH"; fi
   installed=$((installed + 1))
 fi
 export UV_PYTHON_DOWNLOADS=never

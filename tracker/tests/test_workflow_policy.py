@@ -233,16 +233,20 @@ needs_python3 = pytest.mark.skipif(
 
 
 @needs_python3
-def test_setup_passes_over_another_uv_and_installs_the_pinned_one(tmp_path):
-    """A uv of another version first on PATH (a runner's own) is named and not used: the pinned
-    one is installed (its hash checked) and put first on PATH for what setup runs next."""
-    other = tmp_path / "bin/uv"
-    other.parent.mkdir()
+@pytest.mark.parametrize("where", ["runner", "local-bin"])
+def test_setup_passes_over_another_uv_and_installs_the_pinned_one(tmp_path, where):
+    """A uv of another version first on PATH is named and not used: the pinned one is installed
+    (its hash checked) and put first on PATH for what setup runs next and, through GITHUB_PATH,
+    for the job's later steps. `runner`: in a directory of the runner's own; `local-bin`: in
+    ~/.local/bin, where uv's standalone installer puts it (kept there as it is)."""
+    home = tmp_path / "home"
+    other = (tmp_path / "bin" if where == "runner" else home / ".local/bin") / "uv"
+    other.parent.mkdir(parents=True)
     other.write_text("#!/bin/sh\necho 'uv 0.0.1 (the runner image)'\n")  # and succeeds at anything
     other.chmod(0o755)
-    home = tmp_path / "home"
-    home.mkdir()
-    env = setup_env(home, f"{other.parent}:/usr/bin:/bin")
+    github_path = tmp_path / "github_path"
+    github_path.write_text("")
+    env = setup_env(home, f"{other.parent}:/usr/bin:/bin") | {"GITHUB_PATH": str(github_path)}
     done = subprocess.run(
         ["bash", str(SETUP), "--parts", "python"], env=env, capture_output=True, text=True,
         timeout=600,
@@ -250,12 +254,14 @@ def test_setup_passes_over_another_uv_and_installs_the_pinned_one(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"not using {other} (uv 0.0.1" in done.stdout
     assert f"installing uv {UV_VERSION} from PyPI" in done.stdout and "hash checked" in done.stdout
-    pinned = subprocess.run([home / ".local/bin/uv", "--version"], capture_output=True, text=True)
+    (first,) = github_path.read_text().splitlines()
+    pinned = subprocess.run([Path(first) / "uv", "--version"], capture_output=True, text=True)
     assert pinned.stdout.split()[:2] == ["uv", UV_VERSION]
-    # a second run: the pinned one found first on PATH, nothing said about the other
+    assert "0.0.1" in other.read_text()  # someone else's uv: left as it was
+    # a later step: GITHUB_PATH's directory first, the pinned uv found, nothing more to do
     again = subprocess.run(
         ["bash", str(SETUP), "--parts", "python"], capture_output=True, text=True, timeout=600,
-        env=env | {"PATH": f"{home / '.local/bin'}:{env['PATH']}"},
+        env=env | {"PATH": f"{first}:{env['PATH']}"},
     )  # fmt: skip
     assert again.returncode == 0 and "uv" not in again.stdout, again.stdout + again.stderr
 
