@@ -24,7 +24,7 @@ for name, exe in sorted(exes):
 [ ${#exes[@]} -gt 0 ] || { echo "bench-rust-step: cargo built no bench binary" >&2; exit 3; }
 # Each binary runs from a private copy in memory (tmpfs), removed after it. Two quiet A/A
 # recordings each had one `streams` benchmark slower on one side by 18-25% in every process for
-# ten rounds, then not (aa-all-quiet-q3.json `unfold`, -q4.json `async_stream`; tracker/GATE.md):
+# ten rounds, then not (aa-all-quiet-q3.json `unfold`, -q4.json `async_stream`; tracker/LAB.md):
 # a state that outlived the processes, so one the side keeps, and the bench binaries' page cache
 # pages are the part of it that a benchmark's speed can hang on. With a copy a process, the code
 # sits in pages of its own: such a state is one process's of the round's eight.

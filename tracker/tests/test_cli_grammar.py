@@ -31,7 +31,7 @@ from benchtrack.runner import allowed_cpus
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
-RECORDING = ROOT / "tracker" / "bench" / "recordings" / "aa-walk-lockstep-q1.json"
+RECORDING = ROOT / "tracker" / "bench" / "recordings" / "aa-walk-lockstep-q1.json.gz"
 NAMES = [module.NAME for module in commands.load()]
 # Their output is JSON whatever the flags (a list for the action, a matrix for Actions).
 JSON_BY_NATURE = {"export", "matrix"}

@@ -50,8 +50,8 @@ def test_a_resolved_loss_of_half_the_threshold_or_more_is_reported_and_nothing_e
 
 @pytest.mark.parametrize("run", ["gate-selftest-s1", "gate-selftest-s2"])
 def test_the_self_tests_five_percent_slowdowns_are_the_ones_reported(run: str) -> None:
-    """On the shipped self-test runs (tracker/GATE.md): the benchmarks slowed by 5% that did not
-    reach "regressed" are reported as smaller losses, and no unslowed benchmark is."""
+    """On the shipped self-test runs (tracker/LAB.md, "Self-tests"): the benchmarks slowed by 5%
+    that did not reach "regressed" are reported as smaller losses, and no unslowed benchmark is."""
     doc = json.loads((RECORDINGS / f"{run}.json").read_text())
     slowed = {line["benchmark"]: line["loss"] for line in doc["lines"]}
     five = {n for n, loss in slowed.items() if loss == 0.05}
@@ -63,6 +63,6 @@ def test_the_self_tests_five_percent_slowdowns_are_the_ones_reported(run: str) -
 
 
 def test_a_no_change_pr_reports_no_smaller_loss() -> None:
-    """The timed no-change PR's gate.json (tracker/GATE.md, "Time"): nothing reported."""
+    """The timed no-change PR's gate.json (tracker/LAB.md, "Against the goals"): none reported."""
     o = gate_comment.load(RECORDINGS / "nochange-t1.gate.json")
     assert len(o.rows) == 80 and o.smaller_losses == []

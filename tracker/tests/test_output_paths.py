@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _argvs(d: Path, f: Path) -> list[tuple[str, list[str]]]:
     """(flag, argv) for each command, with `d` an existing directory and `f` an existing file."""
-    rec = str(ROOT / "tracker" / "bench" / "recordings" / "aa-walk-lockstep-q1.json")
+    rec = str(ROOT / "tracker" / "bench" / "recordings" / "aa-walk-lockstep-q1.json.gz")
     return [
         ("--out", ["record-aa", "--out", str(d), "--rounds", "3"]),
         ("--out", ["callgrind", "--out", str(d), "--", "true"]),

@@ -58,7 +58,7 @@ def test_the_action_pulls_gh_pages_before_each_push():
 
 def test_a_storing_push_never_fails_or_comments_on_the_actions_own_alert():
     # github-action-benchmark's alert compares one value with the previous one: at 150% it
-    # fails every PR of this suite (tracker/GATE.md, "the usual rules"). A comment per alert
+    # fails every PR of this suite (tracker/LAB.md, "The usual rules"). A comment per alert
     # would be that noise on every push, and it calls the GitHub API: a storing job failed on
     # it in the local engine ("::error::Not Found") when a quick run read 1.62x worse.
     action = load(REPO / ".github/actions/store-benchmark/action.yml")

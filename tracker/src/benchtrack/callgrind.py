@@ -1,10 +1,10 @@
 """Instruction counts: run a harness in count mode under valgrind's callgrind.
 
 Wall time of a CPU-bound benchmark on a shared 2-vCPU runner spreads tens of % from run to run
-(each vCPU's speed changes under the neighbours' load; tracker/GATE.md); the instructions it
-executes do not. A harness in count mode (`BENCH_COUNT=K`) warms each benchmark up once, then
-runs it K times, calling getppid(2) after the warm-up and after each run and logging one line
-per call to `BENCH_COUNT_LABELS`:
+(each vCPU's speed changes under the neighbours' load; tracker/LAB.md, "The counts-first
+design"); the instructions it executes do not. A harness in count mode (`BENCH_COUNT=K`) warms
+each benchmark up once, then runs it K times, calling getppid(2) after the warm-up and after
+each run and logging one line per call to `BENCH_COUNT_LABELS`:
 
     start<TAB>NAME                  before the first counted run
     sample<TAB>NAME<TAB>ELEMENTS    after each counted run (ELEMENTS: items one run handles)

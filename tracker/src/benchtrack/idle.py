@@ -1,14 +1,14 @@
 """Idle CPUs that poll while benchmarks are timed: a wake-up latency request of 0 µs.
 
 On a VM whose idle vCPUs halt (cpuidle's `haltpoll` with `guest_halt_poll_ns=0` on the machine
-of tracker/GATE.md's recordings), waking a thread on an idle vCPU is a VM exit. Benchmarks that
+of tracker/LAB.md's recordings), waking a thread on an idle vCPU is a VM exit. Benchmarks that
 hand work from thread to thread (tokio's blocking pool under `tokio::fs`, channels between
 workers) then run in modes up to ~2x apart, set by where the scheduler placed their threads, and
 a process keeps its mode for seconds: `rust/walk/tokio_serial`'s rounds spread 27-34% and no
 count of rounds the budget allows paid for it. With a request of 0 µs held on
 /dev/cpu_dma_latency the cpuidle governor picks no state with an exit latency, so an idle CPU
-polls and a wake-up costs what it costs on a busy machine (the same walk: 1.7%; GATE.md, "Idle
-CPUs"). The request holds while the file stays open (the kernel's PM QoS interface,
+polls and a wake-up costs what it costs on a busy machine (the same walk: 1.7%; LAB.md, "Idle
+CPUs polling"). The request holds while the file stays open (the kernel's PM QoS interface,
 Documentation/power/pm_qos_interface.rst); cyclictest and rtla's `--dma-latency` use it so.
 
 Writing it needs root or write access to the device: `benchtrack gate --idle-sudo` (CI's gate

@@ -5,7 +5,7 @@ speed changes over milliseconds to seconds: two such runs are nearly uncorrelate
 sides' harnesses start once per round, are pinned to the same CPU, and take turns: base runs a
 short step (~`step` seconds of one benchmark), then head the same step, and so on in ABBA order,
 `pairs` times per benchmark. Each pair's log-ratio sees the same machine state, and a round's
-value is the median of its pairs' log-ratios (tracker/GATE.md has the measurements).
+value is the median of its pairs' log-ratios (tracker/GATE.md; the measurements: tracker/LAB.md).
 
 The worker protocol (any language; docs/architecture.md): the harness finds two file
 descriptors in `BENCH_STEP="<in>,<out>"` and walks its selected benchmarks in sorted name

@@ -385,8 +385,9 @@ class _Beside(threading.Thread):
 
     A neighbour changes that: with the counts on the spare CPU it too is busy, so the
     neighbour lands on the lockstep CPU and preempts steps that wait on wake-ups (the co-tenant
-    recordings in GATE.md). So before each count round `crowded()` is asked; once it says so the
-    thread hands the rest back (`handed_back`) and they run inside the rounds, as on one CPU.
+    recordings in tracker/LAB.md, "The counts-first design"). So before each count round
+    `crowded()` is asked; once it says so the thread hands the rest back (`handed_back`) and they
+    run inside the rounds, as on one CPU.
     """
 
     def __init__(
