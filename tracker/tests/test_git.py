@@ -4,6 +4,8 @@ publish tests drive it against real bare remotes with rivals and refusing hooks)
 from __future__ import annotations
 
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -83,3 +85,38 @@ def test_no_other_module_runs_git_itself() -> None:
         if p.name != "git.py" and '["git"' in p.read_text(encoding="utf-8")
     ]
     assert offenders == []
+
+
+# A git whose work goes on in a helper process of its own (an alias's shell here; `worktree add`'s
+# `git reset --hard` in the gate): interrupted, nothing it started may write afterwards.
+INTERRUPTED = """
+import signal, sys
+from pathlib import Path
+from benchtrack import git
+
+def stop(*_):
+    raise SystemExit(143)  # what the gate's SIGTERM handler raises
+
+signal.signal(signal.SIGALRM, stop)
+signal.setitimer(signal.ITIMER_REAL, 0.3)
+marker = Path(sys.argv[2])
+try:
+    git.run(sys.argv[1], "-c", f"alias.late=!sleep 1; touch {marker}", "late")
+except SystemExit:
+    print("interrupted")
+"""
+
+
+def test_an_interrupted_git_leaves_no_helper_running(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    marker = tmp_path / "written-late"
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED, str(tmp_path / "r"), str(marker)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "interrupted", done.stderr
+    # The helper would touch the marker 1 s after it started; it is given 2 s to (it may not).
+    time.sleep(2.0)
+    assert not marker.exists()

@@ -10,8 +10,10 @@ and stop at once when the remote refused for a reason a retry will not change.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -49,20 +51,46 @@ def env() -> dict[str, str]:
 
 def run(repo: Path | str, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     """`git -C repo args…`; with `check`, a failure is GitError naming the command and repo."""
+    argv = ["git", "-C", str(repo), "-c", "commit.gpgsign=false", *args]
     try:
-        done = subprocess.run(
-            ["git", "-C", str(repo), "-c", "commit.gpgsign=false", *args],
-            capture_output=True,
+        # A session of its own: git runs helpers of its own (`worktree add` populates the tree
+        # in a child `git reset --hard`), and a cancel must stop them too, not leave one writing
+        # into a directory the cleanup just removed (test_gate_e2e's cancel at worktrees/head).
+        proc = subprocess.Popen(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            check=False,
             env=env(),
             stdin=subprocess.DEVNULL,  # `hash-object --stdin` reads nothing, never the caller's
+            start_new_session=True,
         )
     except FileNotFoundError:
         raise BadInput("git", None, "git on PATH") from None
+    try:
+        stdout, stderr = proc.communicate()
+    except BaseException:
+        _kill_session(proc)
+        raise
+    done = subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
     if check and done.returncode != 0:
         raise GitError(f"git {' '.join(args)} failed in {repo}: {done.stderr.strip()}")
     return done
+
+
+def _kill_session(proc: subprocess.Popen[str]) -> None:
+    """SIGKILL to git's whole session, then wait until none of it is left (a helper git started
+    is re-parented when git dies, and reaped by another; 5 s at most)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.01)
 
 
 def out(repo: Path | str, *args: str) -> str:
