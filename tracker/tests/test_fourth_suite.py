@@ -31,22 +31,24 @@ profile = "tiny"
 PY = "{sys.executable}"
 """
 
-# The benchmark: squares summed in a loop, in calls per second of the process's CPU time (the
-# test shares the machine; CPU time barely sees the others).
+# The benchmark: squares summed in a loop, WORK a call, reported in calls per second of a known
+# cost (not timed: a verdict that hung on this machine's noise would fail CI for good work),
+# with a ±1% spread that moves run by run (a counter in the checkout) and differs by side.
 BENCH = """\
 #!/usr/bin/env bash
 set -euo pipefail
 mkdir -p "$(dirname "$1")"
 echo "profile $BENCH_PROFILE"
 "$PY" - "$1" <<'EOF'
-import json, sys, time
+import json, math, os, pathlib, sys
 def work():
     return sum(i * i for i in range(WORK))
-t0, calls = time.process_time(), 0
-while time.process_time() - t0 < 0.05:
-    work()
-    calls += 1
-rate = calls / (time.process_time() - t0)
+assert work() > 0
+runs = pathlib.Path("target/runs")
+run = int(runs.read_text()) if runs.exists() else 0
+runs.write_text(str(run + 1))
+side = 1 if os.environ.get("GATE_SIDE") == "head" else 0
+rate = 1e9 / WORK * (1 + 0.01 * math.sin(1.7 * run + 2.3 * side))
 entry = {"name": "loop/squares", "unit": "calls/s", "value": rate}
 json.dump([entry], open(sys.argv[1], "w"))
 EOF
