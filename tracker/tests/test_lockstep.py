@@ -25,8 +25,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import psutil
 import pytest
 
+from benchtrack import machine_load
 from benchtrack.errors import BadInput
 from benchtrack.gate import aa, lockstep, rounds
 from benchtrack.gate.config import Suite, parse
@@ -948,41 +950,74 @@ def busy_neighbour() -> Iterator[None]:
             os.kill(pid, signal.SIGKILL)
 
 
-def test_neighbour_meter_counts_other_work_not_this_process_tree() -> None:
-    def reading(during: Callable[[], None]) -> float:
-        meter = NeighbourMeter(window=0.5)
-        during()
-        others = meter.neighbour()
-        assert others is not None and meter.readings == [others]
-        return others
+class ProcStat:
+    """A /proc/stat of the test's making (machine_load.STAT points at it): the rest of the
+    machine's busy time is what the test says, whatever this machine's neighbours do."""
 
-    quiet = reading(lambda: time.sleep(1.5))
-    # This process's own work, and a grandchild's that has exited and been reaped by its parent:
-    # neither is a neighbour.
-    body = "import time; t = time.time() + 1.5\nwhile time.time() < t: pass"
+    def __init__(self, path: Path) -> None:
+        self.path, self.busy_ticks = path, 0
+        self.write()
+
+    def write(self) -> None:
+        # user nice system idle iowait irq softirq steal guest guest_nice
+        self.path.write_text(f"cpu  {self.busy_ticks} 0 0 1000 0 0 0 0 0 0\ncpu0 0 0 0 0\n")
+
+    def add_busy(self, seconds: float) -> None:
+        self.busy_ticks += round(seconds * machine_load._TICK)
+        self.write()
+
+
+@pytest.fixture
+def proc_stat(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ProcStat:
+    stat = ProcStat(tmp_path / "stat")
+    monkeypatch.setattr(machine_load, "STAT", stat.path)
+    return stat
+
+
+def test_neighbour_meter_is_the_machines_busy_time_less_this_tree_per_second(proc_stat) -> None:
+    now = [100.0]
+    meter = NeighbourMeter(window=2.0, clock=lambda: now[0])
+    now[0] += 1.0
+    assert meter.neighbour() is None  # a span shorter than the window is left to grow
+    proc_stat.add_busy(6.0)  # 6 CPU-seconds over 4 s of wall time: 1.5 CPUs
+    now[0] += 3.0
+    first = meter.neighbour()
+    # less this process's own CPU time over the span: the few ms the test itself took
+    assert first is not None and 1.45 <= first <= 1.5, first
+    now[0] += 0.5
+    assert meter.neighbour() == first and meter.readings == [first]  # the last reading stands
+    now[0] += 2.0  # nothing else busy since: the span reads 0, never below
+    assert meter.neighbour() == 0.0 and meter.readings == [first, 0.0]
+
+
+def test_this_process_trees_cpu_time_counts_reaped_children_and_not_a_neighbour() -> None:
+    me = psutil.Process()
+    # A grandchild that burns 0.3 s of CPU and has exited, reaped by its parent (bash), also
+    # gone: still this tree's work, not a neighbour's.
+    body = "import time\nwhile time.process_time() < 0.3: pass"
+    before = machine_load._tree_cpu_seconds(me)
     spin = f"{shlex.quote(sys.executable)} -c '{body}'"
-    own = reading(lambda: subprocess.run(["bash", "-c", f"{spin}; true"], check=True))
+    subprocess.run(["bash", "-c", f"{spin}; true"], check=True)
+    tick = 1 / machine_load._TICK  # the kernel's unit of a reaped child's CPU time
+    assert machine_load._tree_cpu_seconds(me) - before >= 0.3 - 2 * tick
+    # A busy loop bash started and left (re-parented, as a co-tenant job is) is not this tree's,
+    # however long it runs: this process only sleeps meanwhile.
     with busy_neighbour():
-        other = reading(lambda: time.sleep(1.5))
-    assert own < quiet + 0.4, (quiet, own)
-    assert other > quiet + 0.6, (quiet, other)
-    # A shorter span than the window is left to grow: the last reading stands.
-    meter = NeighbourMeter(window=60)
-    assert meter.neighbour() is None
+        before = machine_load._tree_cpu_seconds(me)
+        time.sleep(0.5)
+        assert machine_load._tree_cpu_seconds(me) - before < 0.1
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs a CPU that lockstep leaves")
 def test_a_neighbour_sends_the_counts_back_into_the_rounds(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, proc_stat: ProcStat
 ) -> None:
     monkeypatch.setattr(rounds, "WINDOW_SECONDS", 0.5)
-    with contextlib.ExitStack() as stack:
-        data, failures, runs, _ = _interleave_with_counts(
-            tmp_path,
-            None,
-            crowded_at=rounds.CROWDED,
-            after_first_round=lambda: stack.enter_context(busy_neighbour()),
-        )
+    # The neighbour comes after the first round and keeps far more than CROWDED busy (1,000
+    # CPU-seconds at once), whatever this machine's real neighbours do.
+    data, failures, runs, _ = _interleave_with_counts(
+        tmp_path, None, crowded_at=rounds.CROWDED, after_first_round=lambda: proc_stat.add_busy(1e3)
+    )
     assert failures == [] and data.count == 3
     # The first count round ran beside the rounds before the neighbour came; the rest inside.
     first = data.counts_inside_from
@@ -1135,7 +1170,7 @@ def test_a_step_clock_other_than_the_suites_is_a_step_error(tmp_path: Path) -> N
 
 
 def _harness(
-    tmp_path: Path, command: str, env: dict[str, str], clock: str = "wall"
+    tmp_path: Path, command: str, env: dict[str, str], clock: str = "wall", step: float = 0.01
 ) -> lockstep.Outcome:
     base_env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | env
     cpu = one_cpu(None)
@@ -1143,7 +1178,7 @@ def _harness(
         side: lockstep.Worker(side, command, REPO, base_env, tmp_path / f"{side}.log", cpu)
         for side in ("base", "head")
     }
-    plan = lockstep.Plan(pairs=5, seconds=0.2, clock=clock)
+    plan = lockstep.Plan(pairs=5, seconds=0.2, clock=clock, step=step)
     return lockstep.measure(workers, plan, flip=False, timeout=120)
 
 
@@ -1172,8 +1207,14 @@ def test_python_harness_times_steps_by_cpu_time_when_asked(tmp_path: Path) -> No
     """A sleeping benchmark's CPU time is a small part of its wall time: the throughput per
     CPU-second is far above what the sleeps allow per wall-second."""
     env = {"BENCH_PROFILE": "round", "BENCH_FILTER": "^python/sleep/sequential$"}
+    # Steps of ~1 ms of CPU: a call takes ~60 ms of wall time and a small part of that of CPU,
+    # so the usual 10 ms of CPU a step would be ~100 calls, 6 s of sleeps each.
     out = _harness(
-        tmp_path, "bash scripts/bench-python-step.sh", {**env, "BENCH_STEP_CLOCK": "cpu"}, "cpu"
+        tmp_path,
+        "bash scripts/bench-python-step.sh",
+        {**env, "BENCH_STEP_CLOCK": "cpu"},
+        "cpu",
+        step=0.001,
     )
     assert out.exit_codes == {"base": 0, "head": 0}, (tmp_path / "head.log").read_text()[-2000:]
     (b,) = out.benchmarks

@@ -11,6 +11,7 @@ import contextlib
 import os
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psutil
@@ -24,7 +25,7 @@ _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 def _cpu_times() -> dict[str, int] | None:
     try:
-        first = STAT.read_text().splitlines()[0].split()
+        first = STAT.read_text().splitlines()[0].split()  # read here: a test may point it elsewhere
     except (OSError, IndexError):
         return None
     return dict(zip(_FIELDS, map(int, first[1 : 1 + len(_FIELDS)]), strict=False))
@@ -83,8 +84,9 @@ class NeighbourMeter:
     shorter span is left to grow (the /proc/stat tick is 10 ms and a short burst is no reason to
     move work), so the first reading covers everything since the meter was made."""
 
-    def __init__(self, window: float = 2.0) -> None:
+    def __init__(self, window: float = 2.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.window = window
+        self.clock = clock  # the wall clock the spans are measured by
         self.me = psutil.Process()
         self.readings: list[float] = []
         self._mark = self._now()
@@ -94,7 +96,7 @@ class NeighbourMeter:
         if times is None:  # no /proc/stat: nothing can be said about the neighbours
             return None
         busy = sum(times[k] for k in _BUSY) / _TICK
-        return time.monotonic(), busy, _tree_cpu_seconds(self.me)
+        return self.clock(), busy, _tree_cpu_seconds(self.me)
 
     def neighbour(self) -> float | None:
         """The neighbours' CPUs over the span since the last reading, or the last reading if
