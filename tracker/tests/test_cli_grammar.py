@@ -422,7 +422,7 @@ def _init(tmp: Path) -> Run:
     # a repository with one Go benchmark, as `init` finds it
     go_test = (FIXTURES / "gotest" / "fib_test.go.txt").read_text()
     repo = scratch_repo(tmp / "adopter", {"fib_test.go": go_test})
-    written = [".github/workflows/benchtrack.yml", "benchtrack.toml"]
+    written = [".github/workflows/benchtrack.yml", ".gitignore", "benchtrack.toml"]
 
     def check(d):
         assert [s["adapter"] for s in d["suites"]] == ["gotest"]

@@ -2,19 +2,23 @@
 every command has one, its example result document passes the schema's checks, and its exit
 codes are errors.py's.
 
-A failure prints the text to paste: the `--help` of that command at 100 columns.
+The blocks are written by scripts/cli_help.py from the parser; a failure names that script.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
-from benchtrack import cli, commands, errors
+from benchtrack import commands, errors
 from benchtrack.result import ResultDocument
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import cli_help
 
 ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 HELP_BLOCK = re.compile(r"^```text\n(usage: benchtrack\b.*?)\n```$", re.S | re.M)
@@ -33,12 +37,9 @@ def documented_help() -> dict[str, str]:
     return out
 
 
-def printed_help(argv: list[str], monkeypatch: pytest.MonkeyPatch, capsys) -> str:
-    monkeypatch.setenv("COLUMNS", "100")  # argparse wraps to the terminal's width
-    with pytest.raises(SystemExit) as done:
-        cli.main([*argv, "--help"])
-    assert done.value.code == 0
-    return "\n".join(line.rstrip() for line in capsys.readouterr().out.rstrip().splitlines())
+def printed_help(name: str) -> str:
+    """What the page's block for `name` must be: scripts/cli_help.py writes it from the parser."""
+    return cli_help.printed_help(name)
 
 
 NAMES = ["", *(module.NAME for module in commands.load())]
@@ -49,11 +50,12 @@ def test_every_command_has_its_help_on_the_page() -> None:
 
 
 @pytest.mark.parametrize("name", NAMES, ids=[n or "benchtrack" for n in NAMES])
-def test_help_block_is_what_the_parser_prints(name: str, monkeypatch, capsys) -> None:
-    expected = printed_help([name] if name else [], monkeypatch, capsys)
+def test_help_block_is_what_the_parser_prints(name: str) -> None:
+    expected = printed_help(name)
     shown = documented_help().get(name)
     assert shown == expected, (
-        f"docs/architecture.md: the help of `benchtrack {name}` changed; paste this:\n{expected}"
+        f"docs/architecture.md: the help of `benchtrack {name}` changed; run "
+        "`uv run --frozen python scripts/cli_help.py` (it rewrites the blocks from the parser)"
     )
 
 
@@ -67,7 +69,7 @@ def test_example_result_document_is_valid() -> None:
     assert doc.errors, "the example shows a benchmark that failed to run"
 
 
-def test_exit_code_table_is_errors_py(monkeypatch, capsys) -> None:
+def test_exit_code_table_is_errors_py() -> None:
     text = ARCHITECTURE.read_text(encoding="utf-8")
     section = text[text.index("\n## Exit codes\n") :]
     rows = re.findall(r"^\| `(\d+)` \| (.*) \|$", section, re.M)
@@ -78,6 +80,6 @@ def test_exit_code_table_is_errors_py(monkeypatch, capsys) -> None:
     named = [v for k, v in vars(errors).items() if k.startswith("EXIT_") and isinstance(v, int)]
     assert sorted(named) == sorted(code for code, _ in errors.EXIT_CODES)
     # and `benchtrack --help` shows each row
-    shown = " ".join(printed_help([], monkeypatch, capsys).split("exit codes:")[1].split())
+    shown = " ".join(printed_help("").split("exit codes:")[1].split())
     for code, meaning in errors.EXIT_CODES:
         assert f"{code} {meaning}" in shown
