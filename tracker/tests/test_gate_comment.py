@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchtrack import gate_comment
+from benchtrack import function_diff, gate_comment
 from benchtrack.cli import main
 from benchtrack.errors import BadInput
 from benchtrack.gate.outcome import Outcome, Row
@@ -273,6 +273,9 @@ def test_an_intervals_text_is_bounded_whatever_its_numbers(tmp_path):
     write(tmp_path, "ubuntu-latest-2cpu", verdict(**{"benchmarks.0.hi": 1e148}))
     body, _ = gate_comment.comment(tmp_path)
     assert "| -49.0% | [-52.0%, > +999%] |" in body and not re.search(r"\d{5}", body)
+    # a function's share of the growth too: the artifact writes it
+    shares = {"functions": [{"function": "f", "share": 1e148}, {"function": "g", "share": 0.25}]}
+    assert function_diff.lines(shares) == "`f` > +999% · `g` +25.0%"
 
 
 def test_code_shows_what_a_reader_cannot_see_as_escapes():

@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 
 from benchtrack.fsutil import atomic_write
-from benchtrack.mdtext import code
+from benchtrack.mdtext import code, pct
 
 SCHEMA = "benchtrack.profile/1"
 ENV = "BENCHTRACK_PROFILES"
@@ -238,7 +238,7 @@ def attach(doc: dict[str, Any], profiles: Path) -> None:
 def lines(entry: dict[str, Any]) -> str:
     """`f` +x% · `g` +y% · ...: the top functions of one benchmark, each as inert code."""
     return " · ".join(
-        f"{code(f['function'])} {f['share'] * 100:+.1f}%" for f in entry.get("functions", [])[:TOP]
+        f"{code(f['function'])} {pct(f['share'])}" for f in entry.get("functions", [])[:TOP]
     )
 
 

@@ -1,5 +1,5 @@
-"""Untrusted text in Markdown that GitHub renders (a PR comment): an inline code span, or the
-inside of a fenced block.
+"""Untrusted text in Markdown that GitHub renders (a PR comment): an inline code span, the
+inside of a fenced block, or a percentage of any size.
 
 Inside a code span GitHub renders no HTML, links no URL and notifies no @mention; what could end
 the span or the table it sits in (a backtick, `|`, a line break) is replaced, and the text cut at
@@ -10,6 +10,7 @@ line or paragraph separators, so a name cannot read backwards or hide text.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 
@@ -51,3 +52,17 @@ def block(text: str) -> str:
     characters escaped (line breaks and tabs kept)."""
     shown = _SUSPECT_IN_BLOCK.sub(lambda m: visible(m.group()), text)
     return _FENCE.sub(lambda m: "'" * len(m.group()), shown)
+
+
+PCT_BOUND = 999  # past ±999% a change is told by its bound: an interval's end can be any number
+
+
+def pct(x: float) -> str:
+    """A change as a signed percentage, at most 7 characters: +4.2%, > +999%, < -999%, ∞, —."""
+    if not math.isfinite(x):
+        return "—" if math.isnan(x) else "∞" if x > 0 else "−∞"
+    if x * 100 > PCT_BOUND:
+        return f"> +{PCT_BOUND}%"
+    if x * 100 < -PCT_BOUND:
+        return f"< -{PCT_BOUND}%"
+    return f"{x * 100:+.1f}%"

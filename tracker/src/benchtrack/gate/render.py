@@ -10,6 +10,7 @@ from rich.table import Table
 from benchtrack.gate import skip
 from benchtrack.gate.config import split_key
 from benchtrack.gate.outcome import Outcome, Row
+from benchtrack.mdtext import pct
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
 MARK = {
@@ -30,20 +31,6 @@ def number(x: float) -> str:
         if abs(x) >= scale:
             return f"{x / scale:.3g}{prefix}"
     return f"{x:.3g}"
-
-
-PCT_BOUND = 999  # past ±999% a change is told by its bound: an interval's end can be any number
-
-
-def pct(x: float) -> str:
-    """A change as a signed percentage, at most 7 characters: +4.2%, > +999%, < -999%, ∞, —."""
-    if not math.isfinite(x):
-        return "—" if math.isnan(x) else "∞" if x > 0 else "−∞"
-    if x * 100 > PCT_BOUND:
-        return f"> +{PCT_BOUND}%"
-    if x * 100 < -PCT_BOUND:
-        return f"< -{PCT_BOUND}%"
-    return f"{x * 100:+.1f}%"
 
 
 def interval(r: Row) -> str:
