@@ -10,7 +10,7 @@ from rich.table import Table
 from benchtrack.gate import skip
 from benchtrack.gate.config import split_key
 from benchtrack.gate.outcome import Outcome, Row
-from benchtrack.mdtext import pct
+from benchtrack.mdtext import block, code, pct
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
 MARK = {
@@ -128,14 +128,14 @@ def markdown(o: Outcome) -> str:
             f"**{f.suite}** failed to {f.what} on the {f.side} side; last lines:",
             "",
             "```",
-            f.tail.replace("```", "'''"),
+            block(f.tail),
             "```",
             "",
         ]
     for side in ("base", "head"):
         for name, msg in sorted(o.failed.get(side, {}).items()):
             first = msg.splitlines()[0][:200] if msg else ""
-            lines.append(f"- ⚠️ `{name}` failed on the {side} side: {first}")
+            lines.append(f"- ⚠️ {code(name)} failed on the {side} side: {code(first)}")
     groups = [
         ("Regressions", o.regressions),
         ("Smaller losses (below the threshold, resolved: reported, not failing)", o.smaller_losses),
