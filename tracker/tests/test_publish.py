@@ -82,6 +82,18 @@ def test_plan_creates_branch_exports_both_directions_and_names_missing_sizes(
     assert plan.outputs() == {"sizes": f'["{KEY}"]', "missing": "ubuntu-latest-1cpu"}
 
 
+def test_a_lone_artifact_downloaded_without_its_directory_is_planned(repo, monkeypatch):
+    """download-artifact writes a lone artifact's files straight into its path, not into
+    results-<key>/: the plan job's download when one runner size produced results."""
+    monkeypatch.chdir(repo)
+    artifacts = repo / "target/bench/artifacts"
+    results(repo, artifacts)
+    export = repo / "target/bench/export"
+    plan = publish.plan(repo, artifacts, export, [KEY, "ubuntu-latest-1cpu"], repo / "target/snap")
+    assert plan.sizes == [KEY] and plan.missing == ["ubuntu-latest-1cpu"]
+    assert json.loads((export / f"{KEY}.bigger.json").read_text())
+
+
 def test_rerun_of_a_recorded_commit_does_not_reach_the_action(repo, monkeypatch):
     monkeypatch.chdir(repo)
     artifacts = repo / "target/bench/artifacts"

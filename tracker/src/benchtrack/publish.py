@@ -101,16 +101,12 @@ def plan(
     export_dir.mkdir(parents=True, exist_ok=True)
     runners = store.read().runners
     result = Plan()
+    found = results(artifacts, expected)
     for key in expected:
-        paths = sorted((artifacts / f"results-{key}").glob("*.json"))
-        docs = [(str(p), ResultDocument.load(p)) for p in paths]
-        docs = [(p, d) for p, d in docs if d.benchmarks]
+        docs = found[key]
         if not docs:
             result.missing.append(key)
             continue
-        check_one_run(docs)
-        if docs[0][1].runner.key != key:
-            raise BadInput(docs[0][0], "runner", f"runner size {key}", docs[0][1].runner.key)
         # A re-run workflow must not reach the action: it would append the commit a second time.
         commit = docs[0][1].commit.id
         if key in runners and any(c.id == commit for c in runners[key].commits):
@@ -124,6 +120,30 @@ def plan(
                 target.write_bytes(orjson.dumps(records, option=orjson.OPT_INDENT_2))
         result.sizes.append(key)
     return result
+
+
+Docs = list[tuple[str, ResultDocument]]
+
+
+def results(artifacts: Path, expected: list[str]) -> dict[str, Docs]:
+    """Each expected runner size's result documents with benchmarks (one run's), checked.
+
+    download-artifact writes each artifact to `results-<key>/`, but a lone one's files straight
+    into the directory: those are taken by the runner key they name."""
+    loose: dict[str, list[Path]] = {}
+    for path in sorted(artifacts.glob("*.json")):
+        loose.setdefault(ResultDocument.load(path).runner.key, []).append(path)
+    found: dict[str, Docs] = {}
+    for key in expected:
+        paths = sorted((artifacts / f"results-{key}").glob("*.json")) + loose.get(key, [])
+        docs = [(str(p), ResultDocument.load(p)) for p in paths]
+        docs = [(p, d) for p, d in docs if d.benchmarks]
+        if docs:
+            check_one_run(docs)
+            if docs[0][1].runner.key != key:
+                raise BadInput(docs[0][0], "runner", f"runner size {key}", docs[0][1].runner.key)
+        found[key] = docs
+    return found
 
 
 def publish_site(
