@@ -127,6 +127,185 @@ def test_corrupt_data_js_stops_the_publish_and_is_left_untouched(repo, monkeypat
     assert git(repo, "ls-remote", "origin", "refs/heads/gh-pages").split()[0] == broken
 
 
+# --- what github-action-benchmark can leave on gh-pages, and the plan that mends it. The action
+# runs in the engine tests (test_publish_faults.py); here its edits are made to data.js as it
+# makes them (JSON.parse, push an entry or start from an empty history, JSON.stringify).
+
+ORIGIN_SPEC = "git:{}#gh-pages"
+
+
+def pages_edit(repo: Path, change, message: str) -> str:
+    """Commit `change(data.js bytes) -> bytes` for KEY to origin's gh-pages; the new tip."""
+    pages = repo.parent / "pages"
+    if not pages.is_dir():
+        origin = str(repo.parent / "origin.git")
+        git(repo.parent, "clone", "-q", "-b", "gh-pages", origin, str(pages))
+    git(pages, "pull", "-q", "--ff-only")
+    path = pages / f"bench/{KEY}/data.js"
+    path.write_bytes(change(path.read_bytes()))
+    git(pages, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qam", message)
+    git(pages, "push", "-q", "origin", "gh-pages")
+    return git(pages, "rev-parse", "HEAD")
+
+
+def tree(raw: bytes) -> dict:
+    return json.loads(raw.split(b"=", 1)[1])
+
+
+def ids(repo: Path) -> dict[str, list[str]]:
+    git(repo, "fetch", "-q", "origin", "gh-pages")
+    data = tree(origin_file(repo, f"bench/{KEY}/data.js"))
+    return {name: [e["commit"]["id"] for e in es] for name, es in data["entries"].items()}
+
+
+def valid(repo: Path) -> bool:
+    return main(["validate-history", ORIGIN_SPEC.format(repo.parent / "origin.git")]) == 0
+
+
+def new_run(repo: Path, name: str) -> tuple[str, Path]:
+    """A commit on main and its result documents (in a directory of their own)."""
+    git(repo, "commit", "-q", "--allow-empty", "-m", name)
+    docs = repo.parent / name
+    results(repo, docs)
+    return git(repo, "rev-parse", "HEAD"), docs
+
+
+def appended(repo: Path, count: int) -> list[str]:
+    """`count` commits on main, each appended to gh-pages as one publish would; their ids."""
+    out = []
+    for i in range(count):
+        sha, docs = new_run(repo, f"push-{len(list(repo.parent.glob('push-*')))}-{i}")
+        spec = ORIGIN_SPEC.format(repo.parent / "origin.git")
+        assert main(["append", spec, *map(str, sorted(docs.glob("*.json")))]) == 0
+        out.append(sha)
+    return out
+
+
+def plan_for(repo: Path, docs: Path | None = None) -> publish.Plan:
+    """The store job's plan of KEY, with `docs` as its downloaded results (None: none)."""
+    artifacts = repo / "target/bench/artifacts"
+    shutil.rmtree(artifacts, ignore_errors=True)
+    artifacts.mkdir(parents=True)
+    if docs is not None:
+        shutil.copytree(docs, artifacts / f"results-{KEY}")
+    return publish.plan(repo, artifacts, repo / "target/export", [KEY], repo / "target/snap")
+
+
+def test_a_commit_recorded_twice_is_repaired_by_the_next_plan_not_refused(repo, monkeypatch):
+    """Two publishes of one commit whose store jobs overlapped: each plan found it unrecorded,
+    and the action whose push lost the race pulled and appended it again. The next plan keeps
+    the first entry, removes the later copy (saying so, in its notes and the commit), pushes,
+    and plans the next commit; before, it refused the history, and so did every later one."""
+    monkeypatch.chdir(repo)
+    appended(repo, 2)
+    before = ids(repo)
+
+    def again(raw: bytes) -> bytes:  # the action's append of a second run of the last commit
+        data = tree(raw)
+        for runs in data["entries"].values():
+            copy = json.loads(json.dumps(runs[-1]))
+            copy["date"] += 1000
+            copy["benches"][0]["value"] *= 2  # another run's measurement
+            runs.append(copy)
+        return b"window.BENCHMARK_DATA = " + json.dumps(data, indent=2).encode()
+
+    twice = before[KEY][-1]
+    pages_edit(repo, again, f"add {KEY} benchmark result for {twice}")
+    assert not valid(repo)
+    git(repo, "fetch", "-q", "origin", "gh-pages")
+    first, copy = tree(origin_file(repo, f"bench/{KEY}/data.js"))["entries"][KEY][-2:]
+    assert first["commit"] == copy["commit"] and first != copy
+
+    _, docs = new_run(repo, "the-next-push")
+    plan = plan_for(repo, docs)
+    assert plan.sizes == [KEY]  # the next commit goes to the action
+    assert ids(repo) == before and valid(repo)
+    assert tree(origin_file(repo, f"bench/{KEY}/data.js"))["entries"][KEY][-1] == first
+    said = [note for note in plan.repaired if "recorded twice" in note]
+    assert len(said) == 2 and all(twice in note for note in said), plan.repaired
+    message = git(repo, "log", "-1", "--format=%B", "origin/gh-pages")
+    assert message.startswith("benchtrack: repair the history") and twice in message
+
+
+def test_entries_lost_since_the_validated_tip_are_put_back(repo, monkeypatch):
+    """A data.js that did not read was pushed after the store job's plan; the action's retry
+    read it as an empty history, appended this run's commit and pushed that. The plan after the
+    store (the same checkout: it kept the tip it validated) puts back every entry lost, another
+    publish's since that tip too, before this run's, and names the version that did not read."""
+    monkeypatch.chdir(repo)
+    appended(repo, 2)
+    sha, docs = new_run(repo, "this-run")
+    assert plan_for(repo, docs).sizes == [KEY]  # validated; the checkout keeps that tip
+    appended(repo, 1)  # another push's publish, meanwhile
+    before = ids(repo)
+    broken = pages_edit(repo, lambda raw: raw[:-40], "a bad hand edit")
+    alone = repo.parent / "alone"  # what the action makes of it: this run's entries alone
+    assert main(["append", str(alone), *map(str, sorted(docs.glob("*.json")))]) == 0
+    reset = pages_edit(
+        repo, lambda _: (alone / f"bench/{KEY}/data.js").read_bytes(), "the action's push"
+    )
+    assert ids(repo) == {name: [sha] for name in before} and valid(repo)  # valid, and short
+
+    plan = plan_for(repo, docs)
+    assert plan.sizes == [] and plan.recorded == [KEY]
+    assert ids(repo) == {name: [*held, sha] for name, held in before.items()} and valid(repo)
+    notes = "\n".join(plan.repaired)
+    assert "3 entries the tip had lost put back" in notes and f"at {broken[:12]} did not" in notes
+    assert git(repo, "rev-parse", "origin/gh-pages~1") == reset  # one commit on top: no force
+
+
+def test_a_commit_recorded_in_one_direction_is_completed_by_its_next_publish(repo, monkeypatch):
+    """A publish killed between the action's two pushes recorded one direction. A re-run of its
+    workflow plans it as recorded; the plan first adds the other direction from the run's
+    results, as `benchtrack append` would (before, it was never recorded)."""
+    monkeypatch.chdir(repo)
+    appended(repo, 1)
+    sha, docs = new_run(repo, "killed")
+    smaller = f"{KEY} (smaller is better)"
+
+    def bigger_only(raw: bytes) -> bytes:
+        alone = repo.parent / "bigger-only"
+        shutil.rmtree(alone, ignore_errors=True)
+        shutil.copytree(repo.parent / "pages", alone, ignore=shutil.ignore_patterns(".git"))
+        (alone / "bench/changes.json").unlink(missing_ok=True)
+        assert main(["append", str(alone), str(docs / "criterion.json")]) == 0  # bigger only
+        return (alone / f"bench/{KEY}/data.js").read_bytes()
+
+    pages_edit(repo, bigger_only, "the action's first push, then the kill")
+    before = ids(repo)
+    assert before[KEY][-1] == sha and sha not in before[smaller]
+    plan = plan_for(repo, docs)
+    assert plan.sizes == [] and plan.recorded == [KEY]
+    assert ids(repo) == {KEY: before[KEY], smaller: [*before[smaller], sha]} and valid(repo)
+    assert any("a publish cut short" in note for note in plan.repaired)
+
+
+def test_mend_puts_back_what_the_tip_lost_not_what_a_prune_archived(repo, monkeypatch):
+    """history.mend on bytes: the entries an earlier version held come back before the tip's,
+    in recording order, unless the tip's archive.js holds them (a prune since is not undone)."""
+    from benchtrack.history import format as fmt
+    from benchtrack.history.mend import mend
+
+    monkeypatch.chdir(repo)
+    a, b, c = appended(repo, 3)
+    git(repo, "fetch", "-q", "origin", "gh-pages")
+    full = origin_file(repo, f"bench/{KEY}/data.js")
+
+    def keep(raw: bytes, wanted: list[str]) -> bytes:
+        data = tree(raw)
+        for name, runs in data["entries"].items():
+            data["entries"][name] = [r for r in runs if r["commit"]["id"] in wanted]
+        return fmt.dumps(data)
+
+    tip, archive = keep(full, [c]), keep(full, [a])
+    put_back = mend("d", tip, None, [("base", full)])
+    assert [r["commit"]["id"] for r in tree(put_back.data)["entries"][KEY]] == [a, b, c]
+    assert put_back.data == full  # byte for byte: the action's own layout and entries
+    pruned = mend("d", tip, archive, [("base", full)])
+    assert [r["commit"]["id"] for r in tree(pruned.data)["entries"][KEY]] == [b, c]
+    assert mend("d", keep(full, [b, c]), archive, [("base", full)]) is None  # nothing lost
+
+
 def test_publish_site_commits_dashboard_and_changes_beside_untouched_data_js(repo, monkeypatch):
     monkeypatch.chdir(repo)
     docs = results(repo, repo / "target/bench/artifacts" / f"results-{KEY}")

@@ -117,6 +117,7 @@ def test_the_token_reaches_only_the_steps_that_fetch_or_push_gh_pages():
         ("plan", "cargo make publish-plan"),
         ("store", "cargo make publish-plan"),
         ("store", "./.github/actions/store-benchmark"),  # github-action-benchmark's input
+        ("store", "cargo make publish-plan"),  # after the action: repairs, pushes, validates
         ("site", "cargo make publish-site"),
     ]
 
@@ -142,7 +143,7 @@ def test_a_pushing_steps_git_has_the_token_for_the_server_and_nothing_else(tmp_p
         for _, s in token_steps(load(WORKFLOWS / "publish.yml"))
         if "GIT_CONFIG_COUNT" in s.get("env", {})
     ]
-    assert len(steps) == 3
+    assert len(steps) == 4
 
     def fill(host: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 
 from benchtrack import publish
@@ -41,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     plan = publish.plan(
         Path.cwd(), args.artifacts, args.export_dir, expected, Path("target/bench/gh-pages")
     )
+    for note in plan.repaired:  # never silent: the log says what changed and why
+        print(f"benchtrack publish-plan: repaired: {note}", file=sys.stderr)
     if args.json:
         flags.print_json(
             {
@@ -48,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
                 "sizes": plan.sizes,
                 "recorded": plan.recorded,
                 "missing": plan.missing,
+                "repaired": plan.repaired,
             }
         )
     else:
