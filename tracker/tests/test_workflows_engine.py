@@ -29,6 +29,7 @@ from workflow_engine import (
     event_repository,
     head_commit,
     node24_bin,
+    push_event,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -96,17 +97,7 @@ def push(world, name: str) -> tuple[str, object]:
     dev = world["dev"]
     sha = git(dev, "rev-parse", "HEAD")
     where = workdir(world, name, sha)
-    event = {
-        "ref": "refs/heads/main",
-        "before": git(dev, "rev-parse", "HEAD~1"),
-        "after": sha,
-        "deleted": False,
-        "created": False,
-        "forced": False,
-        "repository": event_repository(),
-        "head_commit": head_commit(dev, sha),
-        "pusher": {"name": "dev"},
-    }
+    event = push_event(dev, sha)
     done = world["engine"].run(where, ".github/workflows/bench.yml", "push", event, env=BENCH_ENV)
     return sha, done
 

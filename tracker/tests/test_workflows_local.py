@@ -84,18 +84,25 @@ def entries(checkout: Path, key: str) -> dict[str, list[str]]:
     return {name: [e["commit"]["id"] for e in es] for name, es in data["entries"].items()}
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """origin (bare, holding this repository's main) and a runner's checkout of it."""
-    tmp = tmp_path_factory.mktemp("workflows")
+def origin_and_clone(tmp: Path, name: str = "checkout") -> tuple[Path, Path]:
+    """`tmp/origin.git` (bare, its main this repository's HEAD) and a clone of it, `tmp/name`,
+    whose commits are the developer's."""
     origin = tmp / "origin.git"
     run(tmp, "git", "clone", "-q", "--bare", "--no-local", str(REPO), str(origin))
     git(origin, "update-ref", "refs/heads/main", git(REPO, "rev-parse", "HEAD"))
     git(origin, "symbolic-ref", "HEAD", "refs/heads/main")
-    checkout = tmp / "checkout"
+    checkout = tmp / name
     run(tmp, "git", "clone", "-q", "-b", "main", str(origin), str(checkout))
     git(checkout, "config", "user.name", "dev")
     git(checkout, "config", "user.email", "dev@example.com")
+    return origin, checkout
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """origin (bare, holding this repository's main) and a runner's checkout of it."""
+    tmp = tmp_path_factory.mktemp("workflows")
+    origin, checkout = origin_and_clone(tmp)
     return {"tmp": tmp, "origin": origin, "checkout": checkout}
 
 

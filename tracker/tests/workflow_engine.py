@@ -25,14 +25,17 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
+import time
 import tomllib
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 REPO = Path(__file__).resolve().parents[2]
 ENGINE = REPO / "tracker/tests/engine"
@@ -336,6 +339,21 @@ def head_commit(checkout: Path, sha: str) -> dict:
     }
 
 
+def push_event(checkout: Path, sha: str) -> dict:
+    """The event of a push of `sha` (its parent before it) to main, as GitHub sends it."""
+    return {
+        "ref": "refs/heads/main",
+        "before": _git(checkout, "rev-parse", f"{sha}~1"),
+        "after": sha,
+        "deleted": False,
+        "created": False,
+        "forced": False,
+        "repository": event_repository(),
+        "head_commit": head_commit(checkout, sha),
+        "pusher": {"name": "dev"},
+    }
+
+
 @dataclass
 class Run:
     returncode: int
@@ -399,7 +417,13 @@ class Engine:
         self.shim.close()
         self.api.close()
 
-    def run(
+    def run(self, workdir: Path, workflow: str, event: str, payload: dict, **options) -> Run:
+        """`act EVENT -W WORKFLOW` in `workdir` (a clone whose HEAD is the event's commit), to
+        its end; the options are `start`'s."""
+        timeout = options.pop("timeout", 1500)
+        return self.start(workdir, workflow, event, payload, **options).wait(timeout)
+
+    def start(
         self,
         workdir: Path,
         workflow: str,
@@ -407,11 +431,11 @@ class Engine:
         payload: dict,
         env: dict[str, str] | None = None,
         run_id: int | None = None,
-        timeout: int = 1500,
         local_actions: dict[str, Path] | None = None,
-    ) -> Run:
-        """`act EVENT -W WORKFLOW` in `workdir` (a clone whose HEAD is the event's commit);
-        `local_actions` maps more `owner/name@ref` to directories (this repository's action)."""
+    ) -> Running:
+        """act started on the event, not waited for; `local_actions` maps more `owner/name@ref`
+        to directories (this repository's action). The run is a session of its own: `kill`
+        ends act and every process of its jobs at once, as a runner that dies would."""
         self.runs += 1
         run_id = run_id or 100 + self.runs
         event_file = self.tmp / f"event-{run_id}.json"
@@ -434,27 +458,129 @@ class Engine:
             args += ["--local-repository", f"{ref}={path}"]
         for k, v in (env or {}).items():
             args += ["--env", f"{k}={v}"]
-        done = subprocess.run(
-            args, cwd=workdir, env=self.env, capture_output=True, text=True,
-            stdin=subprocess.DEVNULL, timeout=timeout,
-        )  # fmt: skip
         log_path = self.tmp / f"act-{run_id}-{Path(workflow).stem}.log"
-        log_path.write_text(done.stdout + done.stderr)
-        jobs: dict[str, str] = {}
-        lines = []
-        for line in done.stdout.splitlines():
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                lines.append(line)
-                continue
-            lines.append(f"[{rec.get('job', '')}] {rec.get('msg', '')}".rstrip())
-            if "jobResult" in rec:  # job: "<workflow>/[<called workflow>/]<name>[-<matrix index>]"
-                name = rec.get("job", "").strip().rsplit("/", 1)[-1]
-                if rec.get("matrix"):
-                    name = re.sub(r"-\d+$", "", name)
-                jobs[name] = rec["jobResult"]
-        return Run(done.returncode, "\n".join(lines) + "\n" + done.stderr, jobs, log_path)
+        with open(log_path, "wb") as out:  # a file, not a pipe: nothing blocks on a full buffer
+            proc = subprocess.Popen(
+                args, cwd=workdir, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip
+        return Running(proc, log_path)
+
+
+class Running:
+    """An act run under way (`Engine.start`)."""
+
+    def __init__(self, proc: subprocess.Popen, log_path: Path) -> None:
+        self.proc, self.log_path = proc, log_path
+
+    def wait(self, timeout: float = 1500) -> Run:
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise
+        return _read_run(self.proc.returncode, self.log_path)
+
+    def kill(self) -> Run:
+        """SIGKILL to act's session: act and every step's process (git, node, the shells) end
+        where they are, nothing after them runs."""
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        deadline = time.monotonic() + 10  # orphans are reaped by init: not at once
+        while True:
+            try:  # signal 0 only asks whether any process of the session is left
+                os.killpg(self.proc.pid, 0)
+            except ProcessLookupError:
+                break
+            assert time.monotonic() < deadline, f"the killed run's session {self.proc.pid} lives on"
+            time.sleep(0.05)
+        return _read_run(self.proc.returncode, self.log_path)
+
+
+def _read_run(returncode: int, log_path: Path) -> Run:
+    """The jobs' results and a readable log from act's --json output."""
+    text = log_path.read_text(errors="replace")
+    jobs: dict[str, str] = {}
+    lines = []
+    for line in text.splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            lines.append(line)
+            continue
+        if not isinstance(rec, dict):
+            lines.append(line)
+            continue
+        lines.append(f"[{rec.get('job', '')}] {rec.get('msg', '')}".rstrip())
+        if "jobResult" in rec:  # job: "<workflow>/[<called workflow>/]<name>[-<matrix index>]"
+            name = rec.get("job", "").strip().rsplit("/", 1)[-1]
+            if rec.get("matrix"):
+                name = re.sub(r"-\d+$", "", name)
+            jobs[name] = rec["jobResult"]
+    return Run(returncode, "\n".join(lines), jobs, log_path)
+
+
+# --- holding pushes at the origin
+
+
+class PushHold:
+    """Hooks in a bare origin that hold pushes to one branch at a stage of receive-pack until the
+    test releases them: `pre-receive` (the pack is in, the ref not moved: a push that passes
+    meanwhile makes the held one a lost race) or `post-receive` (the ref has moved; the pusher
+    has not heard back yet). A held push leaves a file naming its stage; the test waits for as
+    many as it expects, acts (its own pushes pass, with PASS in their environment), then releases
+    them or kills the run that pushed. Each side waits for the other's file: no sleep decides."""
+
+    PASS: ClassVar[dict[str, str]] = {"ENGINE_PUSH_PASS": "1"}
+    STAGES = ("pre-receive", "post-receive")
+
+    def __init__(self, origin: Path, branch: str = "gh-pages") -> None:
+        self.ctl = origin / "push-hold"
+        self.ctl.mkdir(exist_ok=True)
+        for stage in self.STAGES:
+            hook = origin / "hooks" / stage
+            hook.write_text(
+                "#!/bin/sh\n"
+                f"ctl='{self.ctl}'\n"
+                '[ -n "$ENGINE_PUSH_PASS" ] && exit 0\n'
+                "refs=$(cat)\n"  # "<old> <new> <ref>" lines
+                f'case "$refs" in *" refs/heads/{branch}"*) ;; *) exit 0 ;; esac\n'
+                f'[ -e "$ctl/hold-{stage}" ] || exit 0\n'
+                f': > "$ctl/{stage}.$$"\n'
+                f'while [ -e "$ctl/hold-{stage}" ]; do sleep 0.05; done\n'
+            )
+            hook.chmod(0o755)
+
+    def hold(self, stage: str) -> None:
+        assert stage in self.STAGES, stage
+        (self.ctl / f"hold-{stage}").touch()
+
+    def release(self, stage: str) -> None:
+        (self.ctl / f"hold-{stage}").unlink(missing_ok=True)
+
+    def held(self, stage: str) -> int:
+        return len(list(self.ctl.glob(f"{stage}.*")))
+
+    def wait_for(self, stage: str, count: int, runs: list[Running], timeout: float = 900) -> None:
+        """Until `count` pushes arrived at `stage` since the hold began; fails at once if a
+        run ends first (it never pushed), or after `timeout` (a hung run, not a slow one)."""
+        deadline = time.monotonic() + timeout
+        while self.held(stage) < count:
+            ended = [r for r in runs if r.proc.poll() is not None]
+            if ended:
+                done = _read_run(ended[0].proc.returncode, ended[0].log_path)
+                raise AssertionError(
+                    f"a run ended before {count} push(es) reached {stage}: {done.jobs}, "
+                    f"{done.log_path}"
+                )
+            assert time.monotonic() < deadline, f"no push reached {stage} in {timeout} s"
+            time.sleep(0.05)
+
+    def clear(self) -> None:
+        for stage in self.STAGES:
+            self.release(stage)
+            for arrived in self.ctl.glob(f"{stage}.*"):
+                arrived.unlink()
 
 
 def _free_port() -> int:
