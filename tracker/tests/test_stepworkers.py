@@ -25,14 +25,16 @@ from benchtrack.stepworker.criterion import per_call
 BENCHTRACK = f"{sys.executable} -m benchtrack"
 
 
-def measure(cwd: Path, command: str, tmp: Path, **env: str) -> lockstep.Outcome:
-    """Both sides' workers (the same command here: an A/A round) stepped by the gate's code."""
+def measure(cwd: Path, command: str, tmp: Path, pairs: int = 5, **env: str) -> lockstep.Outcome:
+    """Both sides' workers (the same command here: an A/A round) stepped by the gate's code,
+    `pairs` pairs a benchmark."""
     full = {**os.environ, "BENCHTRACK": BENCHTRACK, **env}
     workers = {
         side: lockstep.Worker(side, command, cwd, full, tmp / f"{side}.log", None)
         for side in ("base", "head")
     }
-    return lockstep.measure(workers, lockstep.Plan(pairs=6, seconds=0.2), flip=False, timeout=300)
+    plan = lockstep.Plan(pairs=pairs + 1, seconds=0.2, min_pairs=pairs)
+    return lockstep.measure(workers, plan, flip=False, timeout=300)
 
 
 def build(cwd: Path, kind: str, *args: str) -> None:
@@ -41,10 +43,10 @@ def build(cwd: Path, kind: str, *args: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def check_steps(out: lockstep.Outcome, names: list[str]) -> None:
+def check_steps(out: lockstep.Outcome, names: list[str], pairs: int = 5) -> None:
     assert [b.name for b in out.benchmarks] == names  # sorted, both sides paired
     for b in out.benchmarks:
-        assert len(b.samples["base"]) == len(b.samples["head"]) >= 5
+        assert len(b.samples["base"]) == len(b.samples["head"]) >= pairs
         assert all(x > 0 for side in ("base", "head") for x in b.samples[side])
 
 
@@ -213,8 +215,9 @@ def test_libtest_worker_steps_bench_functions(tmp_path):
                           text=True, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
     command = f'$BENCHTRACK step-worker libtest --suite libtest --dir "{cache}"'
-    out = measure(tmp_path, command, tmp_path, **env)
-    check_steps(out, ["libtest/benches::large", "libtest/benches::small"])
+    # Two pairs: each step is a process whose libtest bench loop runs ~1-3 s on its own.
+    out = measure(tmp_path, command, tmp_path, pairs=2, **env)
+    check_steps(out, ["libtest/benches::large", "libtest/benches::small"], pairs=2)
     large, small = out.benchmarks
     assert median(small.samples["base"]) > 50 * median(large.samples["base"])
 

@@ -49,7 +49,9 @@ pin = true
 enabled = true
 """
 BENCH_ENV = {
-    "BENCH_SUITES": "python,perl,python-instructions,perl-instructions",
+    # one count suite: Perl's counts a run in ~7 s under callgrind, Python's in ~22 s (a push
+    # here benchmarks two sizes, twice); the counting itself is test_callgrind's
+    "BENCH_SUITES": "python,perl,perl-instructions",
     "BENCH_FILTER": r"sleep/gather|coro/async/trivial",
 }
 GATE_ENV = {"BENCH_SUITES": "python", "BENCH_FILTER": r"sleep/(gather|sequential)"}
@@ -141,7 +143,6 @@ def test_two_pushes_publish_both_sizes_with_the_pinned_action(world, pushed):
         smaller = found[f"{key} (smaller is better)"]
         assert [e["commit"]["id"] for e in smaller] == [first, second]
         assert {b["name"] for b in smaller[-1]["benches"]} == {
-            f"{SLOW} (instructions)",
             "perl/coro/async/trivial (instructions)",
         }
         # what github-action-benchmark v1.22.0 stored, in the key order benchtrack writes
