@@ -17,6 +17,11 @@ import pytest
 
 from benchtrack.gate import lockstep, placement
 
+# A measurement's timeout in these tests: a guard against a hang, never a verdict on speed
+# (pinned to one CPU beside a busy loop and three test workers, a worker's start-up took
+# past 120 s).
+HANG = 600
+
 WORKER = r"""
 import hashlib, json, os, sys, threading
 from concurrent.futures import ThreadPoolExecutor
@@ -90,7 +95,7 @@ def test_auto_pins_a_single_threaded_benchmark_and_keeps_every_cpu_for_a_threade
     plan = lockstep.Plan(pairs=6, seconds=30, one=one, every=every)
     seen = tmp_path / "seen.txt"
     # started on the one CPU, as the gate starts a "auto" suite's workers
-    out = lockstep.measure(workers(tmp_path, seen, str(max(one))), plan, flip=False, timeout=120)
+    out = lockstep.measure(workers(tmp_path, seen, str(max(one))), plan, flip=False, timeout=HANG)
     assert out.exit_codes == {"base": 0, "head": 0}
     assert plan.placements == {"t/single": placement.ONE, "t/threads": placement.ALL}
     steps: dict[tuple[str, str], list[int]] = {}
@@ -117,7 +122,7 @@ def test_auto_pins_a_single_threaded_benchmark_and_keeps_every_cpu_for_a_threade
     # A later round keeps the choices: no probe, the single-threaded pairs on one CPU at once.
     seen.unlink()
     plan2 = lockstep.Plan(pairs=6, seconds=30, one=one, every=every, placements=plan.placements)
-    lockstep.measure(workers(tmp_path, seen, str(max(one))), plan2, flip=True, timeout=120)
+    lockstep.measure(workers(tmp_path, seen, str(max(one))), plan2, flip=True, timeout=HANG)
     lines = [line.split() for line in seen.read_text().splitlines()]
     single = [int(n) for side, name, what, n in lines if name == "t/single" and what == "step"]
     assert single == [1] * 14  # each side's sizing step, then the pairs
