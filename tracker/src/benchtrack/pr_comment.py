@@ -20,7 +20,7 @@ from typing import Any
 from benchtrack import function_diff
 from benchtrack.gate import render
 from benchtrack.gate.outcome import Outcome, Row
-from benchtrack.mdtext import block, code
+from benchtrack.mdtext import code
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
 MAX_CHARS = 60_000  # GitHub refuses a comment body over 65,536 characters
@@ -125,14 +125,7 @@ def _improved(sizes: list[Size], limit: int) -> list[str]:
 
 
 def _failures(o: Outcome) -> list[str]:
-    out = []
-    for f in o.suite_failures:
-        out += [f"**{f.suite}** failed to {f.what} on the {f.side} side; last lines:", "", "```",
-                block(f.tail), "```", ""]  # fmt: skip
-    for side in ("base", "head"):
-        for name, msg in sorted(o.failed.get(side, {}).items()):
-            first = msg.splitlines()[0] if msg else ""
-            out.append(f"- ⚠️ {code(name)} failed on the {side} side: {code(first, 200)}")
+    out = render.failures(o)
     return [*out, ""] if out else []
 
 

@@ -118,24 +118,26 @@ def counts(o: Outcome) -> str:
     return text
 
 
+def failures(o: Outcome) -> list[str]:
+    """Markdown of what failed: each suite's log tail in a fenced block, each benchmark's first
+    line of its error; every string inert (the job summary and the PR comment alike)."""
+    out = []
+    for f in o.suite_failures:
+        out += [f"**{f.suite}** failed to {f.what} on the {f.side} side; last lines:", "", "```",
+                block(f.tail), "```", ""]  # fmt: skip
+    for side in ("base", "head"):
+        for name, msg in sorted(o.failed.get(side, {}).items()):
+            first = msg.splitlines()[0] if msg else ""
+            out.append(f"- ⚠️ {code(name)} failed on the {side} side: {code(first, 200)}")
+    return out
+
+
 def markdown(o: Outcome) -> str:
     if o.skipped:  # one line: nothing was measured, so there is nothing else to show
         return f"{COMMENT_MARKER}\n### benchtrack gate: {headline(o)}\n"
     lines = [COMMENT_MARKER, f"### benchtrack gate: {headline(o)}", "", method_line(o), ""]
     lines += [f"Verdicts: {counts(o)}.", ""]
-    for f in o.suite_failures:
-        lines += [
-            f"**{f.suite}** failed to {f.what} on the {f.side} side; last lines:",
-            "",
-            "```",
-            block(f.tail),
-            "```",
-            "",
-        ]
-    for side in ("base", "head"):
-        for name, msg in sorted(o.failed.get(side, {}).items()):
-            first = msg.splitlines()[0][:200] if msg else ""
-            lines.append(f"- ⚠️ {code(name)} failed on the {side} side: {code(first)}")
+    lines += failures(o)
     groups = [
         ("Regressions", o.regressions),
         ("Smaller losses (below the threshold, resolved: reported, not failing)", o.smaller_losses),
