@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import math
 import os
 import re
 import shutil
@@ -150,13 +151,38 @@ def serve(targets: list[Target]) -> int:
 # A counted run's length: about this long natively (a few hundred times that under callgrind),
 # long enough that the work of the calls, not the start-up, is what is counted.
 COUNT_NS = 5e6
+# ...and, in instructions, at least this many times what both runs share: a run's start-up
+# varies by ~5% from run to run (the runtime's threads, the loader), so at 10x it moves a
+# call's count by ~0.5%. The time only guesses n1 (a step timed beside a busy neighbour reads
+# slow and would size it small: CI once read one Go benchmark 27,081-40,774 instructions a
+# call at such an n1); the instructions, which do not depend on the machine's speed, settle it.
+FIXED_SHARE = 10
+
+
+def _sized(t: Target, n1: int) -> tuple[int, int]:
+    """n1 grown until the n1 calls' instructions are FIXED_SHARE times what the runs share,
+    and the difference at that n1. At a guess far too small, the start-up's variation can
+    even make the longer run count less: n1 then grows a hundredfold."""
+    from benchtrack import callgrind
+
+    for _ in range(6):
+        first, second = (callgrind.total(*t.argv(n)) for n in (n1, 2 * n1))
+        calls, shared = second - first, max(2 * first - second, 0)
+        if calls > 0 and (calls >= FIXED_SHARE * shared or n1 >= 10**8):
+            return n1, calls
+        if n1 >= 10**8:
+            break
+        grow = FIXED_SHARE * shared * 1.2 / calls if calls > 0 else 100
+        n1 = min(10**8, max(2 * n1, math.ceil(n1 * grow)))
+    raise StepFailed(f"{2 * n1} calls counted no more than {n1} ({second} and {first})")
 
 
 def count(targets: list[Target], out: Path, iters: int) -> int:
     """Instruction counts per call for a harness without a count mode: each selected target's
     step of n1 calls and of n2 = 2·n1 calls under callgrind, `iters` times; the difference
     over n2 − n1 calls cancels what both runs share (the process's start-up, the harness's
-    first probing call, its set-up). n1 is sized from one native step to about COUNT_NS.
+    first probing call, its set-up). n1 is guessed from native steps (the fastest of three,
+    to about COUNT_NS) and grown until the calls outweigh the shared part (FIXED_SHARE).
     Written as `benchtrack callgrind`'s raw output (benchtrack.callgrind/1), the names those
     of the lockstep steps, so the counts sit beside their wall time. Exit 1 when a benchmark
     failed (the others are written), 0 otherwise."""
@@ -169,10 +195,10 @@ def count(targets: list[Target], out: Path, iters: int) -> int:
         if t.argv is None:
             raise SystemExit(f"benchtrack step-worker: {t.name}: the harness takes no call count")
         try:
-            per_call = max(t.step(10) / 10, 1.0)
-            n1 = max(2, min(10**8, round(COUNT_NS / per_call)))
-            runs = []
-            for _ in range(iters):
+            per_call = max(min(t.step(10) for _ in range(3)) / 10, 1.0)
+            n1, calls = _sized(t, max(2, min(10**8, round(COUNT_NS / per_call))))
+            runs = [calls]
+            for _ in range(iters - 1):
                 first, second = (callgrind.total(*t.argv(n)) for n in (n1, 2 * n1))
                 if second <= first:
                     raise StepFailed(f"{2 * n1} calls counted no more than {n1} ({second})")
