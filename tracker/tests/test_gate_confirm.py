@@ -94,13 +94,16 @@ def _simulate(prs: int, m: int, sd: np.ndarray, n1: int, n2: int, seed: int):
     return g1, g2
 
 
-def _decide(g1, g2, plan, budget=None, per_round=1.0):
+def _decide(g1, g2, plan, budget=None, per_round=1.0, primary=None):
+    """The two stages; by default with no benchmark to decide beyond the candidates (`primary`
+    all False: the confirmation alone)."""
     m = g1.shape[-2]
+    primary = np.zeros(m, bool) if primary is None else primary
     costs = replay.Costs(np.full(m, per_round), np.zeros(m, dtype=int), np.array([2.0]))
     times = np.full((*g1.shape[:-2], g1.shape[-1]), 60.0)
     return replay.two_stages(
         g1, g2, np.full(m, 0.05), 0.01, [g1.shape[-1]], plan, np.zeros(m, bool), times, 120.0,
-        budget, costs,
+        budget, costs, primary,
     )  # fmt: skip
 
 
@@ -179,3 +182,41 @@ def test_budget_look_is_the_rounds_the_budget_holds_short_of_the_next_look() -> 
     assert v.budget_look(8, 16, 10.0, 28.0) == 8  # no room: stop at the look just taken
     assert v.budget_look(8, 16, -5.0, 28.0) == 8
     assert list(v.budget_look(8, 16, np.array([100.0, 10.0]), np.array([28.0, 0.0]))) == [11, 8]
+
+
+# --- Deciding every benchmark (gate/decide.py) ---------------------------------------------------
+
+
+def test_a_no_change_pr_decides_its_open_benchmarks_unchanged_in_the_second_stage() -> None:
+    # 3% a round: after 5 rounds the equivalence test rarely passes; with the second stage's
+    # rounds pooled, nearly every benchmark is told unchanged, and none regressed beyond alpha.
+    m, prs = 20, 400
+    g1, g2 = _simulate(prs, m, np.full(m, 0.03), 5, 16, seed=4)
+    plan = Confirm(rounds=16, looks=(8,), most=10)
+    screened_only = _decide(g1, g2, plan)
+    out = _decide(g1, g2, plan, primary=np.ones(m, bool))
+    assert np.mean(screened_only.unchanged) < 0.5
+    assert np.mean(out.decided()) >= 0.95
+    assert np.mean(np.any(out.regressed, axis=-1)) <= 0.01 + 3 * np.sqrt(0.01 / prs)
+    assert np.all(out.confirm_rounds <= 16)
+
+
+def test_a_loss_of_the_threshold_is_called_unchanged_at_most_beta_of_the_time() -> None:
+    # The equivalence test's error: a true loss of δ (5%) on every series, noisy enough to reach
+    # the second stage; it may be missed (inconclusive) but is called unchanged ≤ β.
+    m, prs = 20, 1000
+    g1, g2 = _simulate(prs, m, np.full(m, 0.03), 5, 16, seed=5)
+    loss = np.log(0.95)
+    out = _decide(g1 + loss, g2 + loss, Confirm(rounds=16, looks=(8,), most=10), None, 1.0,
+                  np.ones(m, bool))  # fmt: skip
+    rate = float(np.mean(out.unchanged))
+    assert rate <= v.BETA + 3 * np.sqrt(v.BETA / (prs * m)), rate
+
+
+def test_equivalence_takes_beta_split_over_every_test_a_series_can_meet() -> None:
+    assert v.beta_looks(1, 2) == 3  # the screening's one look; with each of the 2 later looks
+    assert v.beta_looks(2, 2) == 6
+    iv = v.Interval(*(np.array(x) for x in ([0.0, 0.0, 0.0], [-0.01, -0.2, -0.01],
+                                              [0.01, 0.01, 0.01], [5, 5, 2])))  # fmt: skip
+    # inside the band; one end outside; too few rounds
+    assert list(v.equivalent(iv, *v.band(0.04))) == [True, False, False]

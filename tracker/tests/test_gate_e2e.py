@@ -338,3 +338,36 @@ def test_a_screened_candidate_is_confirmed_in_rounds_of_its_own(repo: Path) -> N
     assert rows["perl/fixture/cube"]["verdict"] != "regressed"
     assert rows["perl/fixture/size"]["stage"] == 1  # not a candidate: the screening's verdict
     assert "confirming 1 candidate" in text or "confirming" in text
+
+
+def test_a_no_change_pr_decides_every_benchmark_and_stops_measuring_the_decided(repo) -> None:
+    # Decide every benchmark (gate/decide.py): the fixture's spread at ±3% a run leaves its
+    # loops open after three screening rounds at alpha 1e-6 (no verdict either way); they are
+    # measured on in the second stage with no candidate to confirm, and the equivalence test
+    # over all their rounds tells them unchanged at its first look (12 rounds): the second look
+    # (24) is never taken, the PR is ✅. The spread is the fixture's own, not the machine's.
+    config = CONFIG.replace("alpha = 0.01\n", "alpha = 0.000001\n")
+    config = config.replace("rounds = 10\nlooks = [6]\n", "rounds = 3\nlooks = []\n")
+    config = config.replace(
+        "[bench.suites.fixture]",
+        "[gate.confirm]\nrounds = 24\nlooks = [12]\nmost = 3\n\n[bench.suites.fixture]",
+    )
+    # a run's offset of up to ±3%, different for each run and side, beside the samples' ±1%
+    noisy = bench(3000, 1000).replace("* (1 + 0.01", "* (1 + 0.03 * sin($phase)) * (1 + 0.01")
+    git(repo, "checkout", "-q", "-b", "decide", "c1")
+    base = commit(repo, "noisier loops", {"benchtrack.toml": config, "bench.pl": noisy})
+    commit(repo, "a comment", {"bench.pl": noisy.replace("two loops", "the loops")})
+    code, doc, text = gate(repo, "--base", base, "--head", "HEAD")
+    assert code == 0 and doc, text
+    assert "✅ no regression" in text, text
+    second = doc["confirm"]
+    assert second["candidates"] == [] and second["open"], second
+    assert second["decided_unchanged"] == second["open"]
+    assert second["rounds"] == 12  # all decided at the first look: no more rounds
+    rows = {b["name"]: b for b in doc["benchmarks"]}
+    for name in second["open"]:
+        row = rows[name]
+        assert row["verdict"] == "unchanged" and row["equivalence"] and row["stage"] == 2, row
+        assert row["rounds"] == 3 + 12
+        assert -0.04 < row["lo"] <= row["hi"] < 0.04
+    assert "equivalence, 15 rounds" in text

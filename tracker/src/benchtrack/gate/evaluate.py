@@ -97,6 +97,13 @@ class Evaluation:
     matched: list[Method] = field(default_factory=list)  # the gate at the action rule's rates
     notes: list[str] = field(default_factory=list)  # per benchmark: `[gate.notes]`, or ""
     stages: str = ""  # the confirmation under A/A, in words ("" for a one-stage gate)
+    # The share of benchmarks an A/A pseudo-PR decides (regressed, improved or unchanged),
+    # unchanged alone, and per benchmark; per loss, how often the slowed benchmark was called
+    # unchanged (the equivalence test's error at a loss of δ or more: at most β). Two stages only.
+    decided: float = math.nan
+    decided_unchanged: float = math.nan
+    decided_by_bench: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    unchanged_at: dict[float, np.ndarray] = field(default_factory=dict)
     # (m,) per series: the share of A/A pseudo-PRs it fails, times the jobs (where false fails
     # come from)
     false_by_series: np.ndarray = field(default_factory=lambda: np.zeros(0))
@@ -218,8 +225,10 @@ def evaluate(
             g, thresholds, a_job, looks, losses, exact, benches, cap
         )
     else:
+        wall = np.zeros(len(merged.names), dtype=bool)
+        wall[benches.primary] = True
         stages = Stages(
-            np.concatenate(confirm_g, axis=1), confirm, times, build, budget, _costs(parts)
+            np.concatenate(confirm_g, axis=1), confirm, times, build, budget, _costs(parts), wall
         )
         gate_ff, gate_detect, decided = stages.gate(
             g, thresholds, a_job, looks, losses, exact, benches
@@ -260,6 +269,12 @@ def evaluate(
         builds_given=build_seconds is not None,
     )
     ev.rounds_per_part = [min(n, p.rounds) for p in parts]
+    if confirm is not None:  # how many benchmarks a no-change PR decides, and how
+        said = decided.decided()[:, benches.primary]  # (P, b)
+        ev.decided = float(np.mean(said))
+        ev.decided_unchanged = float(np.mean(decided.unchanged[:, benches.primary]))
+        ev.decided_by_bench = np.mean(said, axis=0)
+        ev.unchanged_at = dict(stages.unchanged_at)
     ev.false_by_series = by_series * jobs
     ev.stages = "" if confirm is None else stages_note
     budget_note = f", {budget / 60:g}-min budget" if budget else ""
@@ -372,6 +387,8 @@ class Stages:
     build: float
     budget: float | None
     costs: Costs
+    primary: np.ndarray | None = None  # (m,) the benchmarks' wall-time series
+    unchanged_at: dict[float, np.ndarray] = field(default_factory=dict)
 
     def decide(
         self, g1, g2, thresholds, alpha, looks, exact, times: np.ndarray | None = None
@@ -379,11 +396,12 @@ class Stages:
         t = self.times if times is None else times
         return two_stages(
             g1, g2, thresholds, alpha, looks, self.plan, exact, t, self.build, self.budget,
-            self.costs,
+            self.costs, self.primary,
         )  # fmt: skip
 
     def gate(self, g, thresholds, alpha, looks, losses, exact, benches: Benchmarks):
-        """(false-fail rate of one job, detection per loss per benchmark, the A/A decisions)."""
+        """(false-fail rate of one job, detection per loss per benchmark, the A/A decisions);
+        `self.unchanged_at`: per loss, how often the slowed benchmark was called unchanged."""
         aa = self.decide(g, self.g2, thresholds, alpha, looks, exact)
         ff = float(np.mean(np.any(aa.regressed, axis=-1)))
         prs, m = g.shape[0], g.shape[1]
@@ -392,7 +410,7 @@ class Stages:
         slowed[np.arange(nb), benches.primary] = 1.0
         detect = {}
         for d in losses:
-            hits = np.zeros(nb)
+            hits, same = np.zeros(nb), np.zeros(nb)
             for lo in range(0, prs, CHUNK):
                 cut = slice(lo, lo + CHUNK)
                 shift = math.log1p(-d) * slowed[None, :, :, None]
@@ -402,7 +420,10 @@ class Stages:
                 out = self.decide(g1, g2, thresholds, alpha, looks, exact, t)
                 flagged = out.regressed & benches.member[None, :, :]
                 hits += np.sum(np.any(flagged, axis=-1), axis=0)
+                # scenario j's benchmark j: its wall time called unchanged
+                same += np.sum(out.unchanged[:, np.arange(nb), benches.primary], axis=0)
             detect[d] = hits / prs
+            self.unchanged_at[d] = same / prs
         return ff, detect, aa
 
 
@@ -577,6 +598,7 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
         f" min, builds ({ev.build_seconds:.0f} s, "
         f"{'from --build-seconds' if ev.builds_given else 'as recorded'}) included; {budget}.",
         *([f"Two stages: {ev.stages}.", ""] if ev.stages else []),
+        *([decided_line(ev), ""] if not math.isnan(ev.decided) else []),
         f"Benchmarks at ≥ 95% detection of −10%: **{ev.meeting(0.10, 0.95)} of "
         f"{len(ev.benches.names)}**; at ≥ 99% of −20%: **{ev.meeting(0.20, 0.99)}**.",
         "",
@@ -611,6 +633,23 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
                 why = ev.notes[i] if ev.notes and ev.notes[i] else "no note in [gate.notes]"
                 lines.append(f"- `{name}` ({ok[i] * 100:.0f}%): {why}")
     return "\n".join(lines) + "\n"
+
+
+def decided_line(ev: Evaluation) -> str:
+    """How many benchmarks a no-change PR decides, and how often the equivalence test called
+    a loss of each size unchanged."""
+    at = ", ".join(
+        f"−{d * 100:g}% {float(np.mean(x)) * 100:.1f}% (most {float(np.max(x)) * 100:.1f}%)"
+        for d, x in sorted(ev.unchanged_at.items())
+    )
+    worst = int(np.argmin(ev.decided_by_bench))
+    return (
+        f"Decided in a no-change PR: **{ev.decided * 100:.1f}%** of benchmarks "
+        f"({ev.decided_unchanged * 100:.1f}% unchanged; fewest "
+        f"{float(ev.decided_by_bench[worst]) * 100:.0f}% for `{ev.benches.names[worst]}`). "
+        "A slowed benchmark "
+        f"called unchanged, mean over benchmarks: {at}."
+    )
 
 
 def combined_markdown(c: Combined) -> str:

@@ -78,6 +78,22 @@ class Rounds:
         b, h = lockstep.paired_values(base, head, self.meta[name].processes)
         self.values["base"][name][rnd], self.values["head"][name][rnd] = b, h
 
+    def then(self, later: Rounds) -> Rounds:
+        """These rounds followed by `later`'s (a series absent from a round: NaN there), for
+        verdicts over both stages' rounds (gate/decide.py). Neither is changed."""
+        out = Rounds()
+        n = self.count
+        for side in ("base", "head"):
+            for name in set(self.values[side]) | set(later.values[side]):
+                out.values[side][name] = self.padded(side, name) + later.padded(side, name)
+            out.errors[side] = {**self.errors[side], **later.errors[side]}
+        out.meta = {**later.meta, **self.meta}
+        out.orders = self.orders + later.orders
+        out.seconds = self.seconds + later.seconds
+        out.round_seconds = self.round_seconds + later.round_seconds
+        assert out.count == n + later.count
+        return out
+
     def padded(self, side: str, name: str) -> list[float]:
         # The counts beside the rounds may be a round ahead of them: a look sees its rounds only.
         series = self.values[side].get(name, [])[: self.count]

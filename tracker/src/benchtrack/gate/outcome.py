@@ -41,6 +41,9 @@ class Row:
     primary: bool = True
     # Two series of one benchmark confidently disagree: one worse than 0, the other better.
     disagrees: bool = False
+    # Unchanged by the equivalence test (gate/decide.py): `lo`/`hi` are its interval, at the
+    # equivalence level, over the screening's and the second stage's rounds together.
+    equivalence: bool = False
 
     @property
     def smaller_loss(self) -> bool:

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchtrack.gate import skip
+from benchtrack.gate import verdict as v
 from benchtrack.gate.config import split_key
 from benchtrack.gate.outcome import Outcome, Row
 from benchtrack.mdtext import block, code, pct
@@ -76,7 +77,8 @@ def method_line(o: Outcome) -> str:
     second = m.get("confirm") or {}
     stages = (
         f"; {len(second.get('candidates', []))} candidate(s) confirmed in "
-        f"{second.get('rounds', 0)} rounds of their own, at half of it over the candidates"
+        f"{second.get('rounds', 0)} rounds of their own, at half of it over the candidates, "
+        f"{len(second.get('open', []))} open benchmark(s) measured in them until decided"
         if second
         else ""
     )
@@ -87,7 +89,9 @@ def method_line(o: Outcome) -> str:
         f"{len(o.rows)} series of {sum(r.primary for r in o.rows)} benchmarks and "
         f"{m.get('n_looks', 1)} looks{stages}). Every benchmark is judged by its wall-time "
         "throughput; its instructions or CPU time, where measured, can also fail the PR, and "
-        "never make it an improvement" + (f" · {m['idle']}" if m.get("idle") else "")
+        f"never make it an improvement; unchanged: its interval inside ±{v.MARGIN * 100:g}% of "
+        f"the threshold, a loss of the threshold called so with probability ≤ {v.BETA * 100:g}% "
+        "a benchmark" + (f" · {m['idle']}" if m.get("idle") else "")
     )
 
 
@@ -95,11 +99,19 @@ def mark(r: Row) -> str:
     """A row's verdict mark: never ✅ for a series that another series of its benchmark
     contradicts (its wall time confidently worse); a confirmed one says over how many rounds."""
     text = f"⚠️ {r.verdict}, disagrees with another series" if r.disagrees else MARK[r.verdict]
-    return f"{text} (confirmation, {r.rounds} rounds)" if r.stage == 2 else text
+    return f"{text} {how(r)}" if how(r) else text
+
+
+def how(r: Row) -> str:
+    """Which test decided a row beyond the screening's: "(equivalence, 13 rounds)": the
+    equivalence test over both stages' rounds (gate/decide.py); "(confirmation, 8 rounds)"."""
+    if r.equivalence:
+        return f"(equivalence, {r.rounds} rounds)"
+    return f"(confirmation, {r.rounds} rounds)" if r.stage == 2 else ""
 
 
 def verdict_text(r: Row) -> str:
-    text = r.verdict if r.stage == 1 else f"{r.verdict} (confirmation, {r.rounds} rounds)"
+    text = f"{r.verdict} {how(r)}" if how(r) else r.verdict
     if r.disagrees:
         text += ", disagrees with another series"
     return f"{text}, smaller loss" if r.smaller_loss else text

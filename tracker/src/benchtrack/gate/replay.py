@@ -66,6 +66,13 @@ class Decided:
     candidates: np.ndarray  # (...,) how many series went to the confirmation
     confirm_rounds: np.ndarray  # (...,) its rounds (0: none)
     confirm_seconds: np.ndarray  # (...,)
+    # (..., m) the series called unchanged (the equivalence test, verdict.equivalent) or
+    # improved: with `regressed`, the decided ones
+    unchanged: np.ndarray | None = None
+    improved: np.ndarray | None = None
+
+    def decided(self) -> np.ndarray:
+        return self.regressed | self.unchanged | self.improved
 
 
 def two_stages(
@@ -80,11 +87,20 @@ def two_stages(
     build: float,
     budget: float | None,
     costs: Costs,
+    primary: np.ndarray | None = None,
+    beta: float = v.BETA,
 ) -> Decided:
-    """Screen on `g1` (..., m, n1) at alpha/2, confirm the candidates on `g2` (..., m, n2) at
-    alpha/2 over the candidates and the confirmation's looks (gate/confirm.py), within what is
-    left of the budget after the builds and the screening's rounds (`times` (..., n1): their
-    seconds). `alpha` is one job's."""
+    """Screen on `g1` (..., m, n1) at alpha/2; then the second stage on `g2` (..., m, n2), within
+    what is left of the budget after the builds and the screening's rounds (`times` (..., n1):
+    their seconds). `alpha` is one job's.
+
+    The second stage measures the screening's candidates (gate/confirm.py: judged on its rounds
+    alone, at alpha/2 over the candidates and its looks) and every `primary` series the
+    screening left open (neither regressed, improved nor unchanged), which can only be called
+    unchanged: by the equivalence test at `beta` split over its looks (verdict.beta_looks), on
+    its screening and second-stage rounds together. A series leaves the rounds once decided or
+    once no outcome is within reach by the last look; the stage ends when none is left, at its
+    last look, or when the budget is spent (each round costs what its open series cost)."""
     share = alpha * SHARE
     flat = times.reshape(-1, times.shape[-1])
     cap = budget_rounds(flat, looks, budget, build).reshape(times.shape[:-1])
@@ -104,37 +120,51 @@ def two_stages(
     k = np.sum(picked, axis=-1)
     looks2 = plan.look_schedule()
     looks2 = [r for r in looks2 if r <= g2.shape[-1]] or [g2.shape[-1]]
-    per_round = costs.round_seconds(picked)
-    last = len(looks2) - 1
-    cap2 = np.full(k.shape, looks2[-1])
-    if left is not None:  # budget_rounds, every confirmation round at the candidates' pace
-        paced = np.repeat(per_round.reshape(-1, 1), looks2[-1], axis=1)
-        cap2 = budget_rounds(paced, looks2, left.reshape(-1), 0.0).reshape(k.shape)
-    level = share / np.maximum(k, 1) / len(looks2)
     worse, better = v.band(thresholds)
-    g2 = np.where(picked[..., None], g2, np.nan)
+    eq_worse, eq_better = v.band(np.asarray(thresholds) * v.MARGIN)
+    # The equivalence test on the screening's rounds, at its stopping look.
+    b_level = beta / v.beta_looks(len(looks), len(looks2))
+    g1_used = v.first_rounds(g1, stop1, g1.shape[-1])
+    same = v.equivalent(v.interval(g1_used, b_level), eq_worse, eq_better) & ~np.asarray(exact)
+    improved = codes1 == v.IMPROVED_C
+    same |= codes1 == v.UNCHANGED_C
+    wanted = np.ones(codes1.shape[-1], dtype=bool) if primary is None else np.asarray(primary)
+    open_ = wanted & ~np.asarray(exact) & ~picked & ~screened & ~improved & ~same
+    active = picked | open_
+    level = share / np.maximum(k, 1) / len(looks2)
     codes2 = np.full(picked.shape, v.INCONCLUSIVE_C, dtype=np.int8)
+    had = np.zeros(picked.shape, dtype=int)  # second-stage rounds each series was measured in
     rounds2 = np.zeros(k.shape, dtype=int)
-    done = k == 0
+    seconds2 = np.zeros(k.shape)
+    done = ~np.any(active, axis=-1)
+    prev = 0
     for i, r in enumerate(looks2):
-        taken = np.minimum(cap2, r)
-        iv = v.interval(v.first_rounds(g2, taken, r), level[..., None])
+        per_round = costs.round_seconds(active)
+        step = np.full(k.shape, r - prev)
+        if left is not None and i > 0:  # the rounds the budget holds, at this segment's pace
+            with np.errstate(divide="ignore", invalid="ignore"):
+                fit = np.floor(np.where(per_round > 0, (left - seconds2) / per_round, r - prev))
+            step = np.clip(np.nan_to_num(fit), 0, r - prev).astype(int)
+        step = np.where(done, 0, step)
+        had += np.where(active, step[..., None], 0)
+        rounds2 += step
+        seconds2 += step * per_round
+        measured = np.arange(g2.shape[-1]) < had[..., None]
+        g2_had = np.where(measured, g2, np.nan)
+        iv = v.interval(np.where(picked[..., None], g2_had, np.nan), level[..., None])
         c = v.decide(iv, worse, better)
-        take = ~done
-        codes2 = np.where(take[..., None], c, codes2)
-        rounds2 = np.where(take, taken, rounds2)
-        open_ = _open(iv, c, worse, level, looks2[-1]) & picked
-        done = done | ~np.any(open_, axis=-1) | (cap2 <= r) | (i == last)
+        codes2 = np.where(active & ~done[..., None], c, codes2)
+        pooled = v.interval(np.concatenate([g1_used, g2_had], axis=-1), b_level)
+        same |= active & v.equivalent(pooled, eq_worse, eq_better)
+        left_open = picked & (codes2 == v.INCONCLUSIVE_C)
+        reach = left_open & v.could_become_regressed(iv, worse, level[..., None], looks2[-1])
+        n_last = int(np.max(stop1, initial=0)) + looks2[-1]
+        reach |= v.could_become_unchanged(pooled, eq_worse, eq_better, b_level, n_last)
+        active &= ~same & ~(codes2 == v.REGRESSED_C) & (reach | (pooled.n < v.MIN_ROUNDS))
+        done = done | ~np.any(active, axis=-1) | (step < r - prev) | (i == len(looks2) - 1)
+        prev = r
         if np.all(done):
             break
     confirmed = picked & (codes2 == v.REGRESSED_C)
-    return Decided(screened | confirmed, stop1, k, rounds2, rounds2 * per_round)
-
-
-def _open(
-    iv: v.Interval, code: np.ndarray, worse: np.ndarray, level: np.ndarray, last: int
-) -> np.ndarray:
-    """The confirmation's series still worth more rounds (verdict.can_stop's rule, per series,
-    at a level per PR)."""
-    projected = v.could_become_regressed(iv, worse, level[..., None], last)
-    return (code == v.INCONCLUSIVE_C) & (projected | (iv.n < v.MIN_ROUNDS))
+    regressed = screened | confirmed
+    return Decided(regressed, stop1, k, rounds2, seconds2, same & ~regressed, improved & ~regressed)

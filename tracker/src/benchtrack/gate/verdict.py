@@ -99,6 +99,46 @@ def decide(
     return code
 
 
+# The chance a series whose true change is at or beyond ±δ is called unchanged (per series):
+# the two one-sided tests of equivalence (TOST) at level β, split over every look at which the
+# series can be called so (Bonferroni, as alpha over the looks). tracker/GATE.md, "Deciding".
+BETA = 0.05
+# ...inside ±MARGIN·δ rather than ±δ: a state one side keeps through a PR's rounds (its build's
+# layout, tracker/GATE.md "What a side keeps") shifts every round alike, by up to ~3% in the
+# shipped A/A recordings; against the full band such a shift let a loss of exactly δ read as
+# unchanged in up to 32% of replayed PRs for one benchmark, against ±0.8δ in at most 1%
+# (`benchtrack evaluate`, "Decided").
+MARGIN = 0.8
+
+
+def equivalent(iv: Interval, worse: np.ndarray, better: np.ndarray) -> np.ndarray:
+    """Unchanged by the two one-sided tests (Schuirmann 1987): the interval, taken at the
+    equivalence level (`beta_looks`), lies inside the band. A true change of ±δ or more passes
+    with probability at most that level, whatever the number of rounds."""
+    return (iv.n >= MIN_ROUNDS) & (iv.lo > worse) & (iv.hi < better)
+
+
+def beta_looks(screen_looks: int, second_looks: int) -> int:
+    """How many tests of equivalence one series can meet: at each look the screening can stop
+    at, its pooled rounds with each of the second stage's looks or none of them. The union
+    bound over all of them holds whichever the data pick."""
+    return max(screen_looks, 1) * (1 + max(second_looks, 0))
+
+
+def could_become_unchanged(iv: Interval, worse, better, level, last: int) -> np.ndarray:
+    """Whether the equivalence test could pass by `last` rounds if the mean and round spread
+    held (the half-width narrowed as in `could_become_regressed`)."""
+    n = np.maximum(iv.n, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scale = (
+            special.stdtrit(max(last - 1, 1), 1 - np.asarray(level))
+            / special.stdtrit(np.maximum(n - 1, 1), 1 - np.asarray(level))
+            * np.sqrt(n / max(last, 1))
+        )
+        half = (iv.hi - iv.lo) / 2 * scale
+    return (iv.mean - half > worse) & (iv.mean + half < better)
+
+
 def could_become_regressed(
     iv: Interval, worse: np.ndarray, level_alpha: np.ndarray | float, last: int
 ) -> np.ndarray:
