@@ -347,3 +347,32 @@ def test_the_series_behind_the_false_fails_are_named(tmp_path: Path) -> None:
     )
     assert "Where the A/A false fails come from" in ev.markdown(hit)
     assert ev.to_dict(hit)["false_fail_by_series"] == {"t/a": hit.false_by_series[a]}
+
+
+def test_a_shard_plan_balances_the_recorded_seconds_and_is_stable() -> None:
+    from benchtrack.gate import shards
+
+    seconds = {"a": 5.0, "b": 4.0, "c": 3.0, "d": 3.0, "e": 2.0, "f": 1.0}
+    split = shards.plan(seconds, 2)
+    load = [sum(s for n, s in seconds.items() if split[n] == k) for k in (0, 1)]
+    assert sorted(load) == [9.0, 9.0]  # LPT: 5+3+1 and 4+3+2
+    assert shards.plan(dict(reversed(list(seconds.items()))), 2) == split  # order-free
+    assert set(shards.plan(seconds, 8).values()) == set(range(6))  # 6 benchmarks, 6 shards used
+
+
+def test_shards_split_the_benchmarks_and_the_rounds_time_at_alpha_over_n(tmp_path: Path) -> None:
+    from benchtrack.gate import shards
+    from benchtrack.gate.config import Confirm
+
+    parts = aa.load_parts(_recording(tmp_path, "s.json", 0.03, seconds=60.0))
+    kw = dict(looks=[5], prs=200, seed=3, jobs=1, budget=None, confirm=Confirm(16, (8,), 5))
+    one = ev.evaluate(parts, thresholds=np.full(3, 0.05), alpha=0.01, **kw)
+    two = shards.replay(parts, 2, lambda n: 0.05, 0.01, **kw)
+    # each benchmark (all its series: t/a's count goes with t/a) in one shard
+    assert sorted(n for e in two.evaluations for n in e.benches.names) == ["t/a", "t/b"]
+    assert sorted(len(e.data.names) for e in two.evaluations) == [1, 2]
+    assert all("α 0.5%" in e.gate.label for e in two.evaluations)  # alpha / 2 each
+    assert math.isclose(sum(two.fractions), 1.0)
+    # a shard's rounds take its share of the recorded seconds: the PR's wall time is shorter
+    assert np.mean(two.seconds()) < np.mean(one.seconds)
+    assert set(two.detect(0.10)) == {"t/a", "t/b"}

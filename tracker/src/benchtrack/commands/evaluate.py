@@ -12,7 +12,7 @@ from rich.markdown import Markdown
 
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.gate import aa, config, worktree
+from benchtrack.gate import aa, config, shards, worktree
 from benchtrack.gate import evaluate as ev
 
 NAME = "evaluate"
@@ -54,6 +54,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--one-stage", action="store_true", help="leave out [gate.confirm]: the screening alone"
     )
+    p.add_argument(
+        "--shards",
+        type=int,
+        default=1,
+        help="replay the gate split over N shards of one runner size (gate/shards.py): each its "
+        "share of the benchmarks, balanced by their recorded seconds, at alpha / N; a PR's wall "
+        "time its slowest shard's (the two-stage gate only)",
+    )
     flags.add_markdown(p, "the table")
     flags.add_json(p, "the evaluation (not the table)")
 
@@ -80,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
     # their own); several files are several recordings unless --parts says they are one.
     loaded = [aa.load_parts(path, args.filter) for path in args.data]
     recordings = [[p for parts in loaded for p in parts]] if args.parts else loaded
+    if args.shards != 1:
+        return _sharded(args, cfg, recordings, looks, budget)
     results = []
     for parts in recordings:
         result = ev.evaluate(
@@ -107,4 +117,31 @@ def run(args: argparse.Namespace) -> int:
         flags.print_json(docs[0] if len(docs) == 1 else {"recordings": docs})
     elif not flags.markdown_on_stdout(args):
         Console().print(Markdown(md))
+    return 0
+
+
+def _sharded(args, cfg, recordings, looks, budget) -> int:
+    """`--shards N`: each recording's figures over a shard plan (gate/shards.py)."""
+    if not 2 <= args.shards <= 64 or args.one_stage or not cfg.confirm:
+        raise BadInput("--shards", None, "2 to 64, with the two-stage gate", args.shards)
+    md = []
+    for parts in recordings:
+        out = shards.replay(
+            parts,
+            args.shards,
+            lambda n: cfg.threshold_for(config.split_key(n)[0]),
+            args.alpha or cfg.alpha,
+            looks=looks,
+            prs=args.prs,
+            seed=args.seed,
+            jobs=args.jobs or cfg.jobs,
+            budget=budget,
+            build_seconds=args.build_seconds,
+            confirm=cfg.confirm,
+        )
+        md.append(f"`{parts[0].source}`\n\n" + shards.markdown(out, ev.LOSSES))
+    text = "\n".join(md)
+    flags.write_markdown(args.markdown, text)
+    if not flags.markdown_on_stdout(args):
+        Console().print(Markdown(text))
     return 0

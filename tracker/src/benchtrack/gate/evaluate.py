@@ -147,6 +147,8 @@ def evaluate(
     budget: float | None = None,
     build_seconds: float | None = None,
     confirm: Confirm | None = None,
+    time_scale: float = 1.0,
+    costs: Costs | None = None,
 ) -> Evaluation:
     """One recording (its parts drawn as one PR). `thresholds` per series of the parts.
 
@@ -154,7 +156,9 @@ def evaluate(
     and its confirmation rounds are disjoint random subsets of the first part's rounds (under
     A/A they are exchangeable; the PR's coin says which side is its base): the confirmation's
     rounds are new ones, as in the gate. The recording needs the screening's rounds plus at
-    least 3."""
+    least 3. `time_scale`: the share of each recorded round a gate of only these benchmarks
+    takes (a shard's, gate/shards.py); `costs`: a second-stage round's (default: from `data`;
+    a shard's are its series' of the whole recording's)."""
     parts = data if isinstance(data, list) else [data]
     n = min(looks[-1], max(d.rounds for d in parts))
     looks = [k for k in looks if k < n] + [n]
@@ -208,6 +212,7 @@ def evaluate(
         f0 = flip[:, :1]
         costs_b.append(np.where(f0, cost["head"], cost["base"]))
         costs_h.append(np.where(f0, cost["base"], cost["head"]))
+    times = times * time_scale
     merged = _merged(parts)
     bigger = merged.bigger
     benches = Benchmarks.of(merged.names)
@@ -228,7 +233,13 @@ def evaluate(
         wall = np.zeros(len(merged.names), dtype=bool)
         wall[benches.primary] = True
         stages = Stages(
-            np.concatenate(confirm_g, axis=1), confirm, times, build, budget, _costs(parts), wall
+            np.concatenate(confirm_g, axis=1),
+            confirm,
+            times,
+            build,
+            budget,
+            recording_costs(parts) if costs is None else costs,
+            wall,
         )
         gate_ff, gate_detect, decided = stages.gate(
             g, thresholds, a_job, looks, losses, exact, benches
@@ -364,7 +375,7 @@ def _goodness(d: AAData, idx: np.ndarray, flip: np.ndarray) -> np.ndarray:
     return np.where(d.bigger[None, :, None], lr, -lr)
 
 
-def _costs(parts: list[AAData]) -> Costs:
+def recording_costs(parts: list[AAData]) -> Costs:
     """A confirmation round's costs for every series of `parts` (only the first part's can be
     candidates: the others are counts)."""
     first = parts[0].confirm_costs()
