@@ -98,12 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 [cfg.threshold_for(config.split_key(n)[0]) for d in parts for n in d.names]
             ),
             alpha=args.alpha or cfg.alpha,
-            looks=looks,
-            prs=args.prs,
-            seed=args.seed,
-            jobs=args.jobs or cfg.jobs,
-            budget=budget,
-            build_seconds=args.build_seconds,
+            **_replay_args(args, cfg, looks, budget),
             confirm=None if args.one_stage else cfg.confirm,
         )
         result.notes = [cfg.note_for(n) for n in result.benches.names]
@@ -120,6 +115,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _replay_args(args, cfg, looks, budget) -> dict:
+    return {
+        "looks": looks,
+        "prs": args.prs,
+        "seed": args.seed,
+        "jobs": args.jobs or cfg.jobs,
+        "budget": budget,
+        "build_seconds": args.build_seconds,
+    }
+
+
 def _sharded(args, cfg, recordings, looks, budget) -> int:
     """`--shards N`: each recording's figures over a shard plan (gate/shards.py)."""
     if not 2 <= args.shards <= 64 or args.one_stage or not cfg.confirm:
@@ -131,12 +137,7 @@ def _sharded(args, cfg, recordings, looks, budget) -> int:
             args.shards,
             lambda n: cfg.threshold_for(config.split_key(n)[0]),
             args.alpha or cfg.alpha,
-            looks=looks,
-            prs=args.prs,
-            seed=args.seed,
-            jobs=args.jobs or cfg.jobs,
-            budget=budget,
-            build_seconds=args.build_seconds,
+            **_replay_args(args, cfg, looks, budget),
             confirm=cfg.confirm,
         )
         md.append(f"`{parts[0].source}`\n\n" + shards.markdown(out, ev.LOSSES))
