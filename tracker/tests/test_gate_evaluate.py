@@ -361,13 +361,13 @@ def test_a_shard_plan_balances_the_recorded_seconds_and_is_stable() -> None:
 
 
 def test_shards_split_the_benchmarks_and_the_rounds_time_at_alpha_over_n(tmp_path: Path) -> None:
-    from benchtrack.gate import shards
+    from benchtrack.gate import shard_replay
     from benchtrack.gate.config import Confirm
 
     parts = aa.load_parts(_recording(tmp_path, "s.json", 0.03, seconds=60.0))
     kw = dict(looks=[5], prs=200, seed=3, jobs=1, budget=None, confirm=Confirm(16, (8,), 5))
     one = ev.evaluate(parts, thresholds=np.full(3, 0.05), alpha=0.01, **kw)
-    two = shards.replay(parts, 2, lambda n: 0.05, 0.01, **kw)
+    two = shard_replay.replay(parts, 2, lambda n: 0.05, 0.01, **kw)
     # each benchmark (all its series: t/a's count goes with t/a) in one shard
     assert sorted(n for e in two.evaluations for n in e.benches.names) == ["t/a", "t/b"]
     assert sorted(len(e.data.names) for e in two.evaluations) == [1, 2]

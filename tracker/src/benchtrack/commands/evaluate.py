@@ -12,7 +12,7 @@ from rich.markdown import Markdown
 
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.gate import aa, config, shards, worktree
+from benchtrack.gate import aa, config, shard_replay, worktree
 from benchtrack.gate import evaluate as ev
 
 NAME = "evaluate"
@@ -132,7 +132,7 @@ def _sharded(args, cfg, recordings, looks, budget) -> int:
         raise BadInput("--shards", None, "2 to 64, with the two-stage gate", args.shards)
     md = []
     for parts in recordings:
-        out = shards.replay(
+        out = shard_replay.replay(
             parts,
             args.shards,
             lambda n: cfg.threshold_for(config.split_key(n)[0]),
@@ -140,7 +140,7 @@ def _sharded(args, cfg, recordings, looks, budget) -> int:
             **_replay_args(args, cfg, looks, budget),
             confirm=cfg.confirm,
         )
-        md.append(f"`{parts[0].source}`\n\n" + shards.markdown(out, ev.LOSSES))
+        md.append(f"`{parts[0].source}`\n\n" + shard_replay.markdown(out, ev.LOSSES))
     text = "\n".join(md)
     flags.write_markdown(args.markdown, text)
     if not flags.markdown_on_stdout(args):

@@ -1,0 +1,131 @@
+"""Shards replayed on recorded rounds (`benchtrack evaluate --shards N`): each shard's
+benchmarks (gate/shards.py's plan over the recording's seconds) evaluated on their own, at
+alpha / N, each shard's rounds taking its share of the recorded round seconds; every shard
+builds, and a PR's wall time is its slowest shard's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from benchtrack.gate.aa import AAData, subset
+from benchtrack.gate.config import split_key
+from benchtrack.gate.evaluate import evaluate, recording_costs
+from benchtrack.gate.replay import Costs
+from benchtrack.gate.shards import plan
+
+
+def benchmark_seconds(parts: list[AAData]) -> dict[str, float]:
+    """Each benchmark's seconds a round in a recording: its series' own (lockstep's
+    `bench_seconds`), plus its suite's overhead spread over the suite's benchmarks."""
+    out: dict[str, float] = {}
+    for d in parts[:1]:  # the counts' parts are stepped in the first part's benchmarks
+        costs = d.confirm_costs()
+        by_suite: dict[int, int] = {}
+        for s in costs.suite:
+            by_suite[int(s)] = by_suite.get(int(s), 0) + 1
+        for i, name in enumerate(d.names):
+            share = costs.overhead[costs.suite[i]] / by_suite[int(costs.suite[i])]
+            key = split_key(name)[0]
+            out[key] = out.get(key, 0.0) + float(costs.series[i]) + float(share)
+    for d in parts[1:]:
+        for name in d.names:
+            out.setdefault(split_key(name)[0], 0.0)
+    return out
+
+
+@dataclass
+class Sharded:
+    """The figures of a gate over `shards` shards: each shard's Evaluation, and the PR's."""
+
+    shards: int
+    plan: dict[str, int]
+    evaluations: list = field(default_factory=list)  # evaluate.Evaluation per shard
+    fractions: list[float] = field(default_factory=list)  # each shard's share of a round
+
+    @property
+    def false_fail(self) -> float:
+        """Per PR over every job and shard: the shards' sum (each at alpha / N)."""
+        return min(1.0, sum(e.gate.false_fail for e in self.evaluations))
+
+    def detect(self, d: float) -> dict[str, float]:
+        return {
+            name: float(e.gate.detect[d][j])
+            for e in self.evaluations
+            for j, name in enumerate(e.benches.names)
+        }
+
+    def seconds(self) -> np.ndarray:
+        """(P,) each no-change pseudo-PR's wall seconds: its slowest shard."""
+        return np.max(np.stack([e.seconds for e in self.evaluations]), axis=0)
+
+    def decided(self) -> float:
+        n = [len(e.benches.names) for e in self.evaluations]
+        return sum(e.decided * k for e, k in zip(self.evaluations, n, strict=True)) / sum(n)
+
+
+def replay(parts: list[AAData], shards: int, thresholds_for, alpha: float, **kw) -> Sharded:
+    """gate.evaluate.evaluate run once a shard on its benchmarks, at alpha / N,
+    each shard's round seconds its share of the recorded ones; the same seed draws the same
+    windows for every shard, so a pseudo-PR's shards are one PR."""
+    seconds = benchmark_seconds(parts)
+    split = plan(seconds, shards)
+    whole = recording_costs(
+        parts
+    )  # a subset's own would count the other shards' seconds as overhead
+    total = sum(seconds.values())
+    out = Sharded(shards, split)
+    for k in range(shards):
+        mine = {n for n, j in split.items() if j == k}
+        keep = [[split_key(n)[0] in mine for n in d.names] for d in parts]
+        sub = [subset(d, k) for d, k in zip(parts, keep, strict=True) if any(k)]
+        flat = np.concatenate([np.array(k, dtype=bool) for k in keep])
+        costs = Costs(whole.series[flat], whole.suite[flat], whole.overhead)
+        if not sub:
+            continue
+        # without recorded seconds, each benchmark an equal share of a round
+        fraction = sum(seconds[n] for n in mine) / total if total > 0 else len(mine) / len(split)
+        thresholds = np.array([thresholds_for(n) for d in sub for n in d.names])
+        ev = evaluate(
+            sub, thresholds=thresholds, alpha=alpha / shards, time_scale=fraction, costs=costs,
+            **kw,
+        )  # fmt: skip
+        out.evaluations.append(ev)
+        out.fractions.append(fraction)
+    return out
+
+
+def markdown(s: Sharded, losses: tuple[float, ...]) -> str:
+    sec = s.seconds()
+    lines = [
+        f"## Over {s.shards} shards",
+        "",
+        "| shard | benchmarks | share of a round | false-fail | decided | minutes (longest) |",
+        "|--:|--:|--:|--:|--:|--:|",
+    ]
+    for k, (e, f) in enumerate(zip(s.evaluations, s.fractions, strict=True)):
+        lines.append(
+            f"| {k + 1} | {len(e.benches.names)} | {f * 100:.0f}% | {e.gate.false_fail * 100:.2f}% "
+            f"| {e.decided * 100:.1f}% | {np.mean(e.seconds) / 60:.1f} "
+            f"({np.max(e.seconds) / 60:.1f}) |"
+        )
+    det = {d: s.detect(d) for d in losses}
+    b = len(det[losses[0]])
+    parts = [
+        f"−{d * 100:g}%: mean {np.mean(list(x.values())) * 100:.1f}%, "
+        f"{sum(v >= (0.9 if d < 0.1 else 0.95) for v in x.values())} of {b} at ≥ "
+        f"{90 if d < 0.1 else 95}%"
+        for d, x in det.items()
+        if not math.isnan(np.mean(list(x.values())))
+    ]
+    lines += [
+        "",
+        f"The PR (every shard): false-fail {s.false_fail * 100:.2f}% (the shards' sum), "
+        f"**{s.decided() * 100:.1f}%** of benchmarks decided in a no-change PR, wall "
+        f"**{np.mean(sec) / 60:.1f} min** (longest {np.max(sec) / 60:.1f}), the slowest shard's; "
+        f"detection {'; '.join(parts)}.",
+    ]
+    return "\n".join(lines) + "\n"
