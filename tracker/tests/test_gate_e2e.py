@@ -7,6 +7,7 @@ changes only a comment. The gate must fail on 2 naming that benchmark and pass o
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -371,3 +372,47 @@ def test_a_no_change_pr_decides_every_benchmark_and_stops_measuring_the_decided(
         assert row["rounds"] == 3 + 12
         assert -0.04 < row["lo"] <= row["hi"] < 0.04
     assert "equivalence, 15 rounds" in text
+
+
+def test_shards_measure_their_own_benchmarks_and_merge_into_one_verdict(repo, tmp_path) -> None:
+    # gate --shard K/N (gate/shards.py): each shard measures the benchmarks the plan deals it
+    # (the first also any the plan does not name), at alpha / N; gate-merge makes one verdict,
+    # and a shard without one leaves its benchmarks "not measured", the PR not ✅.
+    from benchtrack.gate import shards
+
+    plan = tmp_path / "plan.json"
+    seconds = {"perl/fixture/square": 2.0, "perl/fixture/cube": 1.0, "perl/fixture/size": 1.0}
+    doc = shards.write_plan(plan, 2, seconds)
+    assert doc["benchmarks"] == {
+        "perl/fixture/cube": 2, "perl/fixture/size": 2, "perl/fixture/square": 1,
+    }  # fmt: skip
+    outs = []
+    for k in (1, 2):
+        code, got, text = gate(repo, "--base", "c1", "--head", "c2", "--shard", f"{k}/2",
+                               "--shard-plan", str(plan))  # fmt: skip
+        assert got is not None and code == (1 if k == 1 else 0), text  # square: shard 1's
+        assert got["shard"]["index"] == k and got["alpha"] == 0.005  # alpha / 2
+        names = sorted(b["name"] for b in got["benchmarks"])
+        # shard 1: square, and `extra` (new in head, not in the plan: only_head)
+        assert names == (["perl/fixture/square"] if k == 1 else
+                         ["perl/fixture/cube", "perl/fixture/size"]), names  # fmt: skip
+        assert got["only_head"] == (["perl/fixture/extra"] if k == 1 else [])
+        path = tmp_path / f"shard{k}" / "gate.json"
+        path.parent.mkdir()
+        path.write_text(json.dumps(got))
+        outs.append(path)
+    merged = tmp_path / "merged"
+    cli = [sys.executable, "-m", "benchtrack.cli", "gate-merge", "--plan", str(plan), "--out"]
+    done = subprocess.run([*cli, str(merged), *map(str, outs)], capture_output=True, text=True)
+    assert done.returncode == 1, done.stdout + done.stderr  # square regressed
+    whole = json.loads((merged / "gate.json").read_text())
+    assert sorted(b["name"] for b in whole["benchmarks"]) == sorted(seconds)
+    assert math.isclose(whole["alpha"], 0.01)
+    assert "1 regression" in (merged / "gate.md").read_text()
+    # shard 2 gave nothing: its two benchmarks are not measured, exit 3, named
+    lone = tmp_path / "lone"
+    done = subprocess.run([*cli, str(lone), str(outs[0])], capture_output=True, text=True)
+    assert done.returncode == 3, done.stdout + done.stderr
+    failed = json.loads((lone / "gate.json").read_text())["failed"]["head"]
+    assert sorted(failed) == ["perl/fixture/cube", "perl/fixture/size"]
+    assert "not measured: shard 2/2" in failed["perl/fixture/cube"]

@@ -210,6 +210,8 @@ class _Checker:
             gates=r.get("gates", True) is not False,
             primary=r.get("primary", True) is not False,
             disagrees=r.get("disagrees", False) is True,
+            stage=2 if r.get("stage") == 2 else 1,
+            equivalence=r.get("equivalence", False) is True,
         )
 
     def failed(self, value: object) -> dict[str, dict[str, str]]:

@@ -28,6 +28,8 @@ COMMANDS: list[str] = [
     "matrix",
     "detect",
     "gate",
+    "shard_plan",
+    "gate_merge",
     "gate_selftest",
     "evaluate",
     "record",

@@ -17,7 +17,7 @@ from benchtrack import function_diff, idle
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_dir
-from benchtrack.gate import config, confirm, decide, render, skip, worktree
+from benchtrack.gate import config, confirm, decide, render, shards, skip, worktree
 from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row, analyse
 from benchtrack.gate.rounds import interleave, toolchain_pins
@@ -41,6 +41,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--suite", action="append", help="suite to run (repeatable; default [gate].suites)"
     )
     p.add_argument("--filter", help="regular expression on benchmark names (also BENCH_FILTER)")
+    p.add_argument(
+        "--shard",
+        help="K/N: measure shard K of N only (at alpha / N), as --shard-plan deals the benchmarks; "
+        "`gate-merge` makes the N verdicts one",
+    )
+    p.add_argument("--shard-plan", type=Path, help="the plan `benchtrack shard-plan` wrote")
     p.add_argument("--rounds", type=int, help="most rounds (default [gate].rounds)")
     flags.add_threshold(p, "default threshold in percent (default [gate].threshold)")
     p.add_argument("--no-adaptive", action="store_true", help="run every round, no early stop")
@@ -75,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
             re.compile(args.filter)
         except re.error as e:
             raise BadInput("--filter", None, f"a regular expression ({e})", args.filter) from None
+    shard, only = _shard(args)
+    if shard is not None:  # each shard at alpha / N: the PR's false fails stay within alpha
+        cfg = config.GateConfig(**{**cfg.__dict__, "alpha": cfg.alpha / shard["of"]})
     suites = cfg.select(args.suite)
     cpus = args.cpus.taskset if args.cpus else None
     looks = cfg.look_schedule(args.rounds, adaptive=not args.no_adaptive)
@@ -124,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
                 looks=looks,
                 pins=pins,
                 name_filter=args.filter,
+                only=only,
                 cpus=cpus,
                 logs=logs,
                 stop_when=lambda d: analyse(d, cfg, looks, alpha=share).can_stop,
@@ -169,10 +179,30 @@ def run(args: argparse.Namespace) -> int:
         "n_looks": len(looks),
         "cpus": cpus,
         "idle": idle_state,
+        **({"shard": shard} if shard is not None else {}),
     }
     doc = outcome.to_dict(data)
     function_diff.attach(doc, profiles)  # the top functions of each regressed counted benchmark
     return _report(args, outcome, doc, out_dir, say, f"; logs in {logs}")
+
+
+def _shard(args: argparse.Namespace) -> tuple[dict | None, str | None]:
+    """`--shard K/N` with its plan: (gate.json's `shard`, the gate-side filter), or Nones."""
+    if args.shard is None:
+        if args.shard_plan is not None:
+            raise BadInput("--shard-plan", None, "given with --shard K/N", str(args.shard_plan))
+        return None, None
+    m = re.fullmatch(r"([0-9]+)/([0-9]+)", args.shard)
+    if m is None or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise BadInput("--shard", None, "K/N with 1 <= K <= N, e.g. 1/2", args.shard)
+    if args.shard_plan is None:
+        raise BadInput("--shard-plan", None, "the plan file (benchtrack shard-plan)", None)
+    n, split = shards.read_plan(args.shard_plan)
+    k = int(m.group(1))
+    if int(m.group(2)) != n:
+        raise BadInput("--shard", None, f"K/{n}: the plan has {n} shards", args.shard)
+    planned = sorted(b for b, j in split.items() if j == k)
+    return {"index": k, "of": n, "benchmarks": planned}, shards.name_filter(split, k) or None
 
 
 def _profiles(out_dir: Path) -> Path:

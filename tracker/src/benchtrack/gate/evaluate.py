@@ -544,6 +544,10 @@ class Combined:
             "meeting_95_at_10": [e.meeting(0.10, 0.95) for e in self.evaluations],
             "meeting_99_at_20": [e.meeting(0.20, 0.99) for e in self.evaluations],
             "nochange_minutes": [float(np.mean(e.seconds)) / 60 for e in self.evaluations],
+            "nochange_longest": [float(np.max(e.seconds)) / 60 for e in self.evaluations],
+            "meeting_90_at_5": [e.meeting(0.05, 0.90) for e in self.evaluations],
+            # the two-stage gate only (NaN otherwise): what a no-change PR decides
+            "decided": [e.decided for e in self.evaluations],
         }
 
 
@@ -678,8 +682,12 @@ def combined_markdown(c: Combined) -> str:
         ("a −2% loss failed (mean over benchmarks)", "detect_2", lambda x: f"{x * 100:.1f}%"),
         (f"benchmarks ≥ 95% at −10% (of {total})", "meeting_95_at_10", lambda x: f"{x:.1f}"),
         (f"benchmarks ≥ 99% at −20% (of {total})", "meeting_99_at_20", lambda x: f"{x:.1f}"),
+        (f"benchmarks ≥ 90% at −5% (of {total})", "meeting_90_at_5", lambda x: f"{x:.1f}"),
         ("no-change PR, minutes (mean)", "nochange_minutes", lambda x: f"{x:.1f}"),
+        ("no-change PR, minutes (longest)", "nochange_longest", lambda x: f"{x:.1f}"),
+        ("no-change PR: benchmarks decided", "decided", lambda x: f"{x * 100:.1f}%"),
     ]
+    rows = [r for r in rows if not any(math.isnan(x) for x in figs[r[1]])]
     lines = [
         f"## Across {n} independent recording{'s' * (n != 1)}",
         "",
@@ -687,6 +695,7 @@ def combined_markdown(c: Combined) -> str:
         "[95% interval] |",
         "|---|" + "--:|" * (n + 1),
     ]
+    pooled_5 = int(np.sum(c.detect(0.05) >= 0.90)) if 0.05 in c.evaluations[0].gate.detect else 0
     for label, key, fmt in rows:
         mean, lo, hi = interval95(figs[key])
         lo = max(lo, 0.0)  # every figure here is a rate or a count: none is below 0
@@ -697,7 +706,7 @@ def combined_markdown(c: Combined) -> str:
         "",
         f"Pooled (each benchmark's detection averaged over the {n} recordings): "
         f"**{pooled_10} of {total}** at ≥ 95% of −10%, **{pooled_20} of {total}** at ≥ 99% of "
-        "−20%.",
+        f"−20%, {pooled_5} of {total} at ≥ 90% of −5%.",
     ]
     short = sorted((float(x), i) for i, x in enumerate(pooled) if x < GOAL_DETECT)
     if n > 1 and short:

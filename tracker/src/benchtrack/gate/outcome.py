@@ -137,6 +137,8 @@ class Outcome:
                 "seconds": round(data.seconds, 1),
                 "build_seconds": round(data.build_seconds, 1),
                 "round_seconds": [round(x, 2) for x in data.round_seconds],
+                # each lockstep benchmark's seconds a round: what `shard-plan` deals by
+                "bench_seconds": data.bench_seconds,
                 "placements": data.placements,
                 "values": {
                     side: {

@@ -435,6 +435,13 @@ class _Beside(threading.Thread):
             raise self.error
 
 
+def _both(pattern: str | None, only: str | None) -> re.Pattern[str] | None:
+    """One pattern searching for `pattern` in a name that `only` (anchored) also matches."""
+    if not only:
+        return re.compile(pattern) if pattern else None
+    return re.compile(f"(?={only})(?=.*?(?:{pattern}))" if pattern else only)
+
+
 def interleave(
     suites: list[Suite],
     sides: tuple[Checkout, Checkout],
@@ -450,6 +457,7 @@ def interleave(
     budget: float | None = None,
     crowded_at: float = CROWDED,
     builds: bool = True,
+    only: str | None = None,
 ) -> Rounds:
     """Build both sides, then measure rounds until the last look or `stop_when` says so at a look.
     When the rounds to the next look would end after `budget` seconds from the start (builds
@@ -465,13 +473,15 @@ def interleave(
     that a benchmark is measured by the suite that measured it in the screening and no other).
     The counted suites run beside the rounds while the
     rest of the machine keeps fewer than `crowded_at` CPUs busy, inside them from then on.
+    `only`: a regular expression the gate alone applies to what it measures, never handed to
+    a harness (a shard's benchmarks, gate/shards.py: its lookahead is Python's).
     """
     data = Rounds()
     started = time.monotonic()
     meter = NeighbourMeter(WINDOW_SECONDS)  # from here, so the builds' span is seen too
     exact = isinstance(name_filter, dict)
     filters = name_filter if exact else {s.name: name_filter for s in suites}
-    patterns = {s.name: re.compile(f) if (f := filters.get(s.name)) else None for s in suites}
+    patterns = {s.name: _both(filters.get(s.name), only) for s in suites}
     live = list(suites)
     base_cache = next(co.cache for co in sides if co.side == "base")
     envs = {

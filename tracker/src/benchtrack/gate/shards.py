@@ -16,6 +16,15 @@ plan) is the first shard's.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from benchtrack.errors import BadInput
+from benchtrack.fsutil import atomic_write
+
 
 def plan(seconds: dict[str, float], shards: int) -> dict[str, int]:
     """Each benchmark's shard (0-based), by LPT over its seconds; ties by name, so the same
@@ -29,3 +38,59 @@ def plan(seconds: dict[str, float], shards: int) -> dict[str, int]:
         load[k] += max(s, 0.0)
         count[k] += 1
     return out
+
+
+SCHEMA = "benchtrack.shards/1"
+
+
+def write_plan(path: Path, shards: int, seconds: dict[str, float]) -> dict[str, Any]:
+    """The plan file: each benchmark's shard, 1-based, and the seconds it was dealt by."""
+    split = plan(seconds, shards)
+    doc = {
+        "schema": SCHEMA,
+        "shards": shards,
+        "benchmarks": {n: split[n] + 1 for n in sorted(split)},
+        "seconds": {n: round(seconds[n], 3) for n in sorted(seconds)},
+    }
+    atomic_write(path, orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    return doc
+
+
+def read_plan(path: Path) -> tuple[int, dict[str, int]]:
+    """(shards, benchmark -> shard, 1-based) from a plan file, or BadInput naming the field."""
+    try:
+        doc = orjson.loads(path.read_bytes())
+    except OSError as e:
+        raise BadInput(path, None, "a shard plan (benchtrack shard-plan)", e.strerror) from None
+    except orjson.JSONDecodeError as e:
+        raise BadInput(path, None, "JSON, a shard plan", str(e)) from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise BadInput(path, "schema", SCHEMA, doc.get("schema") if isinstance(doc, dict) else doc)
+    n = doc.get("shards")
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 64:
+        raise BadInput(path, "shards", "a whole number from 1 to 64", n)
+    split = doc.get("benchmarks")
+    if not isinstance(split, dict):
+        raise BadInput(path, "benchmarks", "an object: benchmark -> shard", split)
+    for name, k in split.items():
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= n:
+            raise BadInput(path, f"benchmarks.{name!r}", f"a shard from 1 to {n}", k)
+    return n, dict(split)
+
+
+def _forms(names: list[str]) -> str:
+    # as confirm.name_filter: the full name, or (criterion's ids) without its first segment
+    forms = sorted({f for n in names for f in (n, n.split("/", 1)[-1])})
+    return "|".join(re.escape(f) for f in forms)
+
+
+def name_filter(split: dict[str, int], shard: int) -> str:
+    """The gate-side filter of shard `shard` (1-based): its planned benchmarks; the first
+    shard also every benchmark the plan does not name (new since the plan), so none goes
+    unmeasured. Applied by the gate to what it measures, never handed to a harness (a negative
+    lookahead is not every harness's regular expression)."""
+    if shard == 1:
+        others = [n for n, k in split.items() if k != 1]
+        return f"^(?!(?:{_forms(others)})$)" if others else ""
+    mine = [n for n, k in split.items() if k == shard]
+    return f"^(?:{_forms(mine)})$" if mine else "^(?!)$"  # a shard with none measures none

@@ -1,0 +1,92 @@
+"""`benchtrack gate-merge`: one runner size's shards (`gate --shard K/N`) made one verdict."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+import orjson
+
+from benchtrack import gate_comment
+from benchtrack.commands import flags
+from benchtrack.errors import BadInput
+from benchtrack.fsutil import atomic_write, output_dir
+from benchtrack.gate import render, shards
+from benchtrack.gate.outcome import Outcome, sort_rows
+
+NAME = "gate-merge"
+HELP = "Merge one runner size's shard verdicts (gate --shard K/N) into one gate.json and gate.md"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("shards", nargs="+", type=Path, help="the shards' gate.json files")
+    p.add_argument("--plan", type=Path, required=True, help="the shard plan they ran")
+    p.add_argument("--out", type=Path, required=True, help="directory for gate.json and gate.md")
+    p.add_argument("--summary", type=Path, help="also append gate.md here (GITHUB_STEP_SUMMARY)")
+    flags.add_json(p, "the merged gate.json")
+
+
+def _index(path: Path, n: int) -> int:
+    doc = orjson.loads(path.read_bytes())  # gate_comment.load checked it is JSON of a gate
+    shard = doc.get("shard")
+    ok = isinstance(shard, dict) and shard.get("of") == n and isinstance(shard.get("index"), int)
+    if not ok or not 1 <= shard["index"] <= n:
+        raise BadInput(path, "shard", f"{{index: 1..{n}, of: {n}}} (the plan's shards)", shard)
+    return shard["index"]
+
+
+def merge(found: dict[int, Outcome], n: int, split: dict[str, int]) -> Outcome:
+    """The shards' rows together; a shard without a verdict leaves its planned benchmarks
+    failed ("not measured"), so the PR is not ✅; alpha is the shards' sum."""
+    first = found[min(found)] if found else None
+    failed: dict[str, dict[str, str]] = {"base": {}, "head": {}}
+    for o in found.values():
+        for side in failed:
+            failed[side].update(o.failed.get(side, {}))
+    for k in range(1, n + 1):
+        if k not in found:
+            for name in sorted(b for b, j in split.items() if j == k):
+                failed["head"][name] = f"not measured: shard {k}/{n} gave no verdict (see its job)"
+    meta = dict(first.meta) if first else {}
+    meta["seconds"] = max((o.meta.get("seconds", 0.0) for o in found.values()), default=0.0)
+    meta["rounds"] = max((o.meta.get("rounds", 0) for o in found.values()), default=0)
+    meta["shards"] = {"of": n, "merged": sorted(found)}
+    return Outcome(
+        rows=sort_rows([r for o in found.values() for r in o.rows]),
+        only_base=sorted({x for o in found.values() for x in o.only_base}),
+        only_head=sorted({x for o in found.values() for x in o.only_head}),
+        failed=failed,
+        suite_failures=[f for o in found.values() for f in o.suite_failures],
+        alpha=sum(o.alpha for o in found.values()),
+        looks=[],
+        meta=meta,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    n, split = shards.read_plan(args.plan)
+    out = output_dir("--out", args.out)
+    found: dict[int, Outcome] = {}
+    for path in args.shards:
+        outcome = gate_comment.load(path)
+        k = _index(path, n)
+        if k in found:
+            raise BadInput(path, "shard.index", f"one verdict a shard ({k} given twice)", k)
+        found[k] = outcome
+    merged = merge(found, n, split)
+    doc = merged.to_dict()
+    atomic_write(out / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    markdown = render.markdown(merged)
+    atomic_write(out / "gate.md", markdown)
+    pr = next((p.parent / "pr.json" for p in args.shards if (p.parent / "pr.json").is_file()), None)
+    if pr is not None:  # the PR number, for pr-comment.yml
+        shutil.copyfile(pr, out / "pr.json")
+    if args.summary:
+        with args.summary.open("a", encoding="utf-8") as f:
+            f.write(markdown)
+    if args.json:
+        flags.print_json(doc)
+    else:
+        print(f"gate-merge: {len(found)} of {n} shard(s) -> {out / 'gate.json'}")
+    return merged.exit_code

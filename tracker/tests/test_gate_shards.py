@@ -1,0 +1,90 @@
+"""Shards of one runner size (gate/shards.py): the plan, its file, the gate-side filter, and the
+commands' bad input. The shards measured and merged end to end: test_gate_e2e.py."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from benchtrack.errors import BadInput
+from benchtrack.gate import shards
+
+RECORDING = Path(__file__).resolve().parents[1] / "bench/recordings/aa-all-quiet-q18.json.gz"
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "benchtrack.cli", *args], capture_output=True, text=True, cwd=cwd
+    )
+
+
+def test_the_first_shard_also_takes_the_benchmarks_the_plan_does_not_name() -> None:
+    split = {"rust/streams/a": 1, "rust/streams/b": 2, "python/c": 2}
+    first, second = (re.compile(shards.name_filter(split, k)) for k in (1, 2))
+    # criterion's ids lack the `rust/` prefix: both forms match
+    assert first.search("rust/streams/a") and first.search("streams/a")
+    assert first.search("rust/new_one") and not first.search("rust/streams/b")
+    assert not first.search("streams/b") and not first.search("python/c")
+    assert second.search("rust/streams/b") and second.search("python/c")
+    assert not second.search("rust/new_one") and not second.search("rust/streams/a")
+    assert shards.name_filter({"a": 1}, 2) == "^(?!)$"  # a shard with none measures none
+
+
+def test_shard_plan_deals_a_recordings_benchmarks_by_their_seconds(tmp_path: Path) -> None:
+    out = tmp_path / "plan.json"
+    done = cli("shard-plan", str(RECORDING), "--shards", "2", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    doc = orjson.loads(out.read_bytes())
+    # the 75 of its 80 benchmarks stepped in lockstep have seconds; the 5 run whole (RSS) are
+    # in no plan, so the first shard measures them
+    assert doc["schema"] == shards.SCHEMA and len(doc["benchmarks"]) == 75
+    loads = [sum(doc["seconds"][n] for n, k in doc["benchmarks"].items() if k == j) for j in (1, 2)]
+    assert max(loads) / min(loads) < 1.05, loads  # 80 benchmarks of a few seconds each
+    assert shards.read_plan(out) == (2, doc["benchmarks"])
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("{", None),
+        ('{"schema": "x"}', "schema"),
+        ('{"schema": "benchtrack.shards/1", "shards": 0, "benchmarks": {}}', "shards"),
+        ('{"schema": "benchtrack.shards/1", "shards": 2, "benchmarks": {"a": 3}}', "benchmarks"),
+    ],
+)
+def test_a_bad_plan_is_bad_input_naming_the_field(tmp_path: Path, text: str, field) -> None:
+    path = tmp_path / "plan.json"
+    path.write_text(text)
+    with pytest.raises(BadInput) as e:
+        shards.read_plan(path)
+    assert e.value.field == field or (field and field in str(e.value))
+
+
+def test_the_commands_refuse_bad_shards_and_write_nothing(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.json"
+    shards.write_plan(plan, 2, {"a": 1.0, "b": 1.0})
+    bad = cli("shard-plan", str(RECORDING), "--shards", "1", "--out", str(tmp_path / "p1.json"))
+    assert bad.returncode == 2 and "--shards" in bad.stderr and not (tmp_path / "p1.json").exists()
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}")
+    bad = cli("shard-plan", str(empty), "--shards", "2", "--out", str(tmp_path / "p2.json"))
+    assert bad.returncode == 2 and "bench_seconds" in bad.stderr
+    assert not (tmp_path / "p2.json").exists()
+    bad = cli("gate", "--base", "HEAD", "--shard", "3/2", "--shard-plan", str(plan))
+    assert bad.returncode == 2 and "--shard" in bad.stderr
+    bad = cli("gate", "--base", "HEAD", "--shard", "1/3", "--shard-plan", str(plan))
+    assert bad.returncode == 2 and "the plan has 2 shards" in bad.stderr
+    # a gate.json that is no shard of this plan
+    verdict = tmp_path / "v" / "gate.json"
+    verdict.parent.mkdir()
+    verdict.write_bytes(orjson.dumps({"schema": "benchtrack.gate/1", "benchmarks": [],
+                                      "only_base": [], "only_head": [], "failed": {},
+                                      "suite_failures": [], "alpha": 0.01}))  # fmt: skip
+    out = tmp_path / "merged"
+    bad = cli("gate-merge", "--plan", str(plan), "--out", str(out), str(verdict))
+    assert bad.returncode == 2 and "shard" in bad.stderr and not out.exists()
