@@ -296,3 +296,35 @@ def test_a_gate_json_that_is_not_a_regular_file_is_not_read(tmp_path):
     link.symlink_to(real)  # an artifact's link could name /dev/zero or a runner's file
     with pytest.raises(BadInput, match="expected a regular file"):
         gate_comment.comment(tmp_path)
+
+
+def test_a_sharded_sizes_mark_is_its_merge_jobs_conclusion() -> None:
+    from benchtrack import pr_comment
+
+    keys = ["ubuntu-latest-1cpu"]
+    jobs = [{"name": "gate ubuntu-latest-1cpu 1/2", "conclusion": "success"},
+            {"name": "merge ubuntu-latest-1cpu", "conclusion": "failure"},
+            {"name": "gate ubuntu-latest-1cpu 2/2", "conclusion": "success"}]  # fmt: skip
+    assert pr_comment.conclusions(jobs, keys) == {"ubuntu-latest-1cpu": "failure"}
+    # unsharded, as before; a merge job decides over a gate job of the same size
+    plain = [{"name": "gate ubuntu-latest-1cpu", "conclusion": "success"}]
+    assert pr_comment.conclusions(plain, keys) == {keys[0]: "success"}
+    both = [{"name": "merge ubuntu-latest-1cpu", "conclusion": "failure"},
+            {"name": "gate ubuntu-latest-1cpu", "conclusion": "success"}]  # fmt: skip
+    assert pr_comment.conclusions(both, keys) == {keys[0]: "failure"}
+
+
+def test_the_matrix_has_a_gate_job_a_size_and_shard_with_a_plan(tmp_path) -> None:
+    from benchtrack import runner_sizes
+    from benchtrack.commands.matrix import gate_jobs
+
+    sizes = runner_sizes.load(Path(__file__).resolve().parents[2] / ".github/bench-runners.toml")
+    one = gate_jobs(sizes, 1)
+    assert [j["artifact"] for j in one] == [f"gate-{s.key}" for s in sizes]
+    assert all(j["shard"] == "" for j in one)
+    two = gate_jobs(sizes, 2)
+    assert [(j["key"], j["shard"], j["artifact"]) for j in two[:2]] == [
+        (sizes[0].key, "1/2", f"shard-{sizes[0].key}-1"),
+        (sizes[0].key, "2/2", f"shard-{sizes[0].key}-2"),
+    ]
+    assert len(two) == 2 * len(sizes)

@@ -157,23 +157,24 @@ def test_two_pushes_publish_both_sizes_with_the_pinned_action(world, pushed):
         f"git:{world['origin']}#gh-pages")  # fmt: skip
 
 
-def pull_request(world, branch: str, change) -> dict:
+def pull_request(world, branch: str, change, number: int = 42) -> dict:
     """A PR branch on main with one commit, and the refs GitHub makes for it: refs/pull/N/head
     and refs/pull/N/merge (the merge of head into main that pull_request runs check out)."""
     dev = world["dev"]
     git(dev, "checkout", "-q", "-B", branch, "main")
     change(dev)
-    git(dev, "commit", "-qam", branch)
+    git(dev, "add", "-A")
+    git(dev, "commit", "-qm", branch)
     head = git(dev, "rev-parse", "HEAD")
     base = git(dev, "rev-parse", "main")
     git(dev, "checkout", "-q", "--detach", "main")
     git(dev, "merge", "-q", "--no-ff", "-m", f"Merge {head} into {base}", head)
     merge = git(dev, "rev-parse", "HEAD")
     git(dev, "push", "-q", "origin", f"{head}:refs/heads/{branch}",
-        f"{head}:refs/pull/42/head", f"{merge}:refs/pull/42/merge")  # fmt: skip
+        f"{head}:refs/pull/{number}/head", f"{merge}:refs/pull/{number}/merge")  # fmt: skip
     git(dev, "checkout", "-q", "main")
     pr = {
-        "number": 42,
+        "number": number,
         "state": "open",
         "head": {"sha": head, "ref": branch, "repo": event_repository(), "user": {"login": OWNER}},
         "base": {"sha": base, "ref": "main", "repo": event_repository()},
@@ -247,6 +248,55 @@ def test_pull_request_gate_fails_on_a_slowdown_and_the_comment_is_posted(world, 
     assert pulls and all(r["query"]["head"] == f"{OWNER}:slow-gather" for r in pulls)
     assert all(r["authorization"] == f"token {TOKEN}" for r in engine.api.requests
                if r["path"].startswith(repo))  # fmt: skip
+
+
+def test_a_sharded_pull_request_gate_merges_its_shards_into_one_verdict(world, pushed):
+    # The PR brings a shard plan (.github/gate-shards.json) and one runner size: its gate runs
+    # as one job a shard (each its benchmark, at alpha / 2), and the size's merge job makes the
+    # two verdicts one gate-<key> artifact, which pr-comment.yml posts.
+    engine = world["engine"]
+    key = KEYS[0]
+
+    def sharded_and_slower(checkout: Path) -> None:
+        slower(checkout)
+        (checkout / ".github/bench-runners.toml").write_text(RUNNERS.split("\n\n[[runner]]")[0])
+        plan = {"schema": "benchtrack.shards/1", "shards": 2,
+                "benchmarks": {SLOW: 1, "python/sleep/sequential": 2}}  # fmt: skip
+        (checkout / ".github/gate-shards.json").write_text(json.dumps(plan))
+
+    made = pull_request(world, "sharded", sharded_and_slower, number=43)
+    pr = made["pr"]
+    where = workdir(world, "pr-gate-sharded", made["merge"])
+    event = {"action": "synchronize", "number": 43, "pull_request": pr,
+             "repository": event_repository()}  # fmt: skip
+    gate_run = 901
+    done = engine.run(where, ".github/workflows/pr-gate.yml", "pull_request", event,
+                      env=GATE_ENV, run_id=gate_run)  # fmt: skip
+    assert done.returncode != 0, done.log[-4000:]
+    assert done.jobs.get(f"gate {key} 1/2") == "failure", (done.jobs, str(done.log_path))
+    assert done.jobs.get(f"gate {key} 2/2") == "success", done.jobs  # sequential: unchanged
+    assert done.jobs.get(f"merge {key}") == "failure", done.jobs  # the shards' one verdict
+    artifacts = engine.artifacts / str(gate_run)
+    assert sorted(p.name for p in artifacts.iterdir()) == [f"gate-{key}", f"shard-{key}-1",
+                                                            f"shard-{key}-2"]  # fmt: skip
+    engine.api.pulls = [pr]
+    engine.api.jobs[gate_run] = [{"name": n, "conclusion": c} for n, c in done.jobs.items()]
+    workflow_run = {
+        "id": gate_run, "name": "pr-gate", "event": "pull_request", "status": "completed",
+        "conclusion": "failure", "html_url": f"https://github.com/{OWNER}/{NAME}/actions/runs/901",
+        "head_branch": "sharded", "head_sha": pr["head"]["sha"],
+        "head_repository": event_repository(), "pull_requests": [],
+    }  # fmt: skip
+    event = {"action": "completed", "workflow_run": workflow_run,
+             "repository": event_repository()}  # fmt: skip
+    main = git(world["dev"], "rev-parse", "main")
+    done = engine.run(workdir(world, "pr-comment-sharded", main),
+                      ".github/workflows/pr-comment.yml", "workflow_run", event)  # fmt: skip
+    assert_succeeded(done, "comment")
+    (comment,) = engine.api.comments[43]
+    # both shards' benchmarks in one verdict, the merge job's ❌ its mark
+    assert SLOW in comment.body and "python/sleep/sequential" in comment.body
+    assert comment.body.splitlines()[1].startswith("## benchtrack: ❌ this PR")
 
 
 # --- the adopters' composite action (action.yml), as docs/adopting.md's example workflow uses it

@@ -190,13 +190,19 @@ def cut(text: str, budget: int, link: str) -> str:
 
 
 def conclusions(jobs: Any, keys: list[str]) -> dict[str, str]:
-    """{runner key: conclusion} from GitHub's job list [{name: "gate <key>", conclusion}]."""
+    """{runner key: conclusion} from GitHub's job list [{name: "gate <key>", conclusion}]; a
+    sharded gate's size is its merge job's ("merge <key>"), whose verdict is the shards' one."""
     out: dict[str, str] = {}
+    merged: set[str] = set()
     for job in jobs if isinstance(jobs, list) else []:
         name = job.get("name") if isinstance(job, dict) else None
         conclusion = job.get("conclusion") if isinstance(job, dict) else None
-        if isinstance(name, str) and name.startswith("gate ") and conclusion in CONCLUSIONS:
-            key = name.removeprefix("gate ").strip()
-            if key in keys:
+        if not isinstance(name, str) or conclusion not in CONCLUSIONS:
+            continue
+        for prefix in ("gate ", "merge "):
+            key = name.removeprefix(prefix).strip() if name.startswith(prefix) else None
+            if key in keys and (prefix == "merge " or key not in merged):
                 out[key] = conclusion
+                if prefix == "merge ":
+                    merged.add(key)
     return out
