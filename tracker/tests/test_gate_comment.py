@@ -302,9 +302,9 @@ def test_a_sharded_sizes_mark_is_its_merge_jobs_conclusion() -> None:
     from benchtrack import pr_comment
 
     keys = ["ubuntu-latest-1cpu"]
-    jobs = [{"name": "gate ubuntu-latest-1cpu 1/2", "conclusion": "success"},
+    jobs = [{"name": "gate ubuntu-latest-1cpu shard 1 of 2", "conclusion": "success"},
             {"name": "merge ubuntu-latest-1cpu", "conclusion": "failure"},
-            {"name": "gate ubuntu-latest-1cpu 2/2", "conclusion": "success"}]  # fmt: skip
+            {"name": "gate ubuntu-latest-1cpu shard 2 of 2", "conclusion": "success"}]  # fmt: skip
     assert pr_comment.conclusions(jobs, keys) == {"ubuntu-latest-1cpu": "failure"}
     # unsharded, as before; a merge job decides over a gate job of the same size
     plain = [{"name": "gate ubuntu-latest-1cpu", "conclusion": "success"}]

@@ -273,8 +273,10 @@ def test_a_sharded_pull_request_gate_merges_its_shards_into_one_verdict(world, p
     done = engine.run(where, ".github/workflows/pr-gate.yml", "pull_request", event,
                       env=GATE_ENV, run_id=gate_run)  # fmt: skip
     assert done.returncode != 0, done.log[-4000:]
-    assert done.jobs.get(f"gate {key} 1/2") == "failure", (done.jobs, str(done.log_path))
-    assert done.jobs.get(f"gate {key} 2/2") == "success", done.jobs  # sequential: unchanged
+    assert done.jobs.get(f"gate {key} shard 1 of 2") == "failure", (done.jobs, str(done.log_path))
+    assert done.jobs.get(f"gate {key} shard 2 of 2") == "success", (
+        done.jobs
+    )  # sequential: unchanged
     assert done.jobs.get(f"merge {key}") == "failure", done.jobs  # the shards' one verdict
     artifacts = engine.artifacts / str(gate_run)
     assert sorted(p.name for p in artifacts.iterdir()) == [f"gate-{key}", f"shard-{key}-1",

@@ -60,12 +60,19 @@ def run(args: argparse.Namespace) -> int:
 
 def gate_jobs(sizes: list, n: int) -> list[dict[str, object]]:
     """The PR gate's jobs: one a runner size, or with N shards one a size and shard, each
-    saying its shard (`K/N`, "" unsharded) and the artifact its verdict goes to (`gate-<key>`
+    saying its shard (`K/N`, "" unsharded), its name's part ("shard K of N") and the artifact its verdict goes to (`gate-<key>`
     for the comment; `shard-<key>-K` for the size's merge job)."""
     if n <= 1:
-        return [{**s.to_matrix(), "shard": "", "artifact": f"gate-{s.key}"} for s in sizes]
+        return [
+            {**s.to_matrix(), "shard": "", "label": "", "artifact": f"gate-{s.key}"} for s in sizes
+        ]
     return [
-        {**s.to_matrix(), "shard": f"{k}/{n}", "artifact": f"shard-{s.key}-{k}"}
+        {
+            **s.to_matrix(),
+            "shard": f"{k}/{n}",
+            "label": f"shard {k} of {n}",  # a job's name: no "/" (a job path's separator)
+            "artifact": f"shard-{s.key}-{k}",
+        }
         for s in sizes
         for k in range(1, n + 1)
     ]

@@ -615,7 +615,8 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
         *([f"Two stages: {ev.stages}.", ""] if ev.stages else []),
         *([decided_line(ev), ""] if not math.isnan(ev.decided) else []),
         f"Benchmarks at ≥ 95% detection of −10%: **{ev.meeting(0.10, 0.95)} of "
-        f"{len(ev.benches.names)}**; at ≥ 99% of −20%: **{ev.meeting(0.20, 0.99)}**.",
+        f"{len(ev.benches.names)}**; at ≥ 99% of −20%: **{ev.meeting(0.20, 0.99)}**"
+        + (f"; at ≥ 90% of −5%: **{ev.meeting(0.05, 0.90)}**." if 0.05 in ev.gate.detect else "."),
         "",
         "### Per benchmark",
         "",
