@@ -328,3 +328,14 @@ def test_the_matrix_has_a_gate_job_a_size_and_shard_with_a_plan(tmp_path) -> Non
         (sizes[0].key, "2/2", f"shard-{sizes[0].key}-2"),
     ]
     assert len(two) == 2 * len(sizes)
+
+
+def test_a_lone_artifact_downloaded_flat_is_read_as_the_size_its_verdict_names(tmp_path):
+    # download-artifact writes a lone artifact's files straight into the directory (one runner
+    # size): its gate.json names its runner, as the gate wrote it from $BENCHTRACK_RUNNER_*
+    (tmp_path / "gate.json").write_text(json.dumps({**verdict(), "runner": "ubuntu-latest-1cpu"}))
+    body, sizes = gate_comment.comment(tmp_path)
+    assert sizes == 1 and "python/sleep/gather" in body and "1 vCPU" in body, body
+    (tmp_path / "gate.json").write_text(json.dumps({**verdict(), "runner": "[x](y)"}))
+    with pytest.raises(BadInput, match="runner"):
+        gate_comment.comment(tmp_path)

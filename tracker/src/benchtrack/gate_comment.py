@@ -45,6 +45,7 @@ MAX_SIZES = 16  # gate-* artifacts: one a runner size of .github/bench-runners.t
 MAX_DEPTH = 20  # a gate.json nests 5 deep; deeper is refused before a check (or repr) recurses
 REF_RE = re.compile(r"^[A-Za-z0-9._/@^~+-]{0,100}$")
 SHA_RE = re.compile(r"^[0-9a-f]{0,40}$")
+RUNNER_RE = re.compile(r"^[a-z0-9._-]{0,100}$")  # a runner key, slugged (result.slug)
 VERDICTS = {REGRESSED, IMPROVED, UNCHANGED, INCONCLUSIVE}
 # The gate runs this repository's own suites, named as docs/conventions.md says; result documents
 # allow any name, but a comment shows only names of this safe alphabet (nothing Markdown reads).
@@ -109,6 +110,11 @@ def comment(
     found = sorted(artifacts.glob("gate-*/gate.json"))
     keys = [slug(path.parent.name.removeprefix("gate-")) for path in found]
     outcomes = [load(path) for path in found]
+    if not found and (artifacts / "gate.json").is_file():
+        # download-artifact writes a lone artifact's files straight into the directory: its
+        # runner size is the one its gate.json names (the gate's $BENCHTRACK_RUNNER_* in CI)
+        found, outcomes = [artifacts / "gate.json"], [load(artifacts / "gate.json")]
+        keys = [outcomes[0].meta.get("runner") or "runner"]
     if not found:
         text = "No runner size produced a verdict (see the gate run's logs)."
         return "\n".join(
@@ -261,6 +267,7 @@ class _Checker:
         ok = math.isnan(meta["seconds"]) or 0 <= meta["seconds"] <= 10_000_000  # shown whole
         self.that(ok, "seconds", "a duration in seconds (0 to 10,000,000)", meta["seconds"])
         meta["threshold"] = self.fraction(data.get("threshold", 0.05), "threshold")
+        meta["runner"] = self.text(data.get("runner", ""), "runner", RUNNER_RE)
         return meta
 
     def functions(self, value: object, rows: set[str]) -> dict[str, dict[str, Any]]:

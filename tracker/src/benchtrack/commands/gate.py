@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 from rich.console import Console
 
-from benchtrack import function_diff, idle
+from benchtrack import function_diff, idle, runner
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_dir
@@ -22,6 +22,7 @@ from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row, analyse
 from benchtrack.gate.rounds import interleave, toolchain_pins
 from benchtrack.report import terminal
+from benchtrack.result import runner_key
 from benchtrack.stats import INCONCLUSIVE, REGRESSED
 
 NAME = "gate"
@@ -180,10 +181,17 @@ def run(args: argparse.Namespace) -> int:
         "cpus": cpus,
         "idle": idle_state,
         **({"shard": shard} if shard is not None else {}),
+        **_runner(),
     }
     doc = outcome.to_dict(data)
     function_diff.attach(doc, profiles)  # the top functions of each regressed counted benchmark
     return _report(args, outcome, doc, out_dir, say, f"; logs in {logs}")
+
+
+def _runner() -> dict[str, str]:
+    """The runner size CI gave this job ($BENCHTRACK_RUNNER_LABEL/_CPUS), for the comment."""
+    label, cpus = os.environ.get(runner.ENV_LABEL), os.environ.get(runner.ENV_CPUS, "")
+    return {"runner": runner_key(label, int(cpus))} if label and cpus.isdigit() else {}
 
 
 def _shard(args: argparse.Namespace) -> tuple[dict | None, str | None]:

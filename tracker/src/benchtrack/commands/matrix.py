@@ -60,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
 
 def gate_jobs(sizes: list, n: int) -> list[dict[str, object]]:
     """The PR gate's jobs: one a runner size, or with N shards one a size and shard, each
-    saying its shard (`K/N`, "" unsharded), its name's part ("shard K of N") and the artifact its verdict goes to (`gate-<key>`
-    for the comment; `shard-<key>-K` for the size's merge job)."""
+    saying its shard (`K/N`, "" unsharded), its name's part ("shard K of N") and the artifact
+    its verdict goes to (`gate-<key>` for the comment; `shard-<key>-K` for the merge job)."""
     if n <= 1:
         return [
             {**s.to_matrix(), "shard": "", "label": "", "artifact": f"gate-{s.key}"} for s in sizes
