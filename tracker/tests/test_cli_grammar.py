@@ -418,6 +418,34 @@ def _gate_comment(tmp: Path) -> Run:
     return Run(ROOT, argv, check)
 
 
+def _shard_plan(tmp: Path) -> Run:
+    out = tmp / "plan.json"
+    quiet = ROOT / "tracker" / "bench" / "recordings" / "aa-all-quiet-q18.json.gz"
+
+    def check(d):
+        assert d["shards"] == 2 and set(d["benchmarks"].values()) == {1, 2}
+        assert json.loads(out.read_text()) == d
+
+    return Run(ROOT, ["shard-plan", str(quiet), "--shards", "2", "--out", str(out)], check)
+
+
+def _gate_merge(tmp: Path) -> Run:
+    # shard 1 of a plan that deals the repository's one benchmark to it; shard 2 has none
+    plan = tmp / "plan.json"
+    plan.write_text(json.dumps({"schema": "benchtrack.shards/1", "shards": 2,
+                                "benchmarks": {"perl/fixture/work": 1}}))  # fmt: skip
+    with contextlib.chdir(gated_repo(tmp)):
+        argv = [*gate_argv(tmp / "shard1"), "--shard", "1/2", "--shard-plan", str(plan)]
+        assert cli.main(argv) == 0
+
+    def check(d):
+        assert [b["name"] for b in d["benchmarks"]] == ["perl/fixture/work"]
+        assert d["exit_code"] == 0 and d["shards"] == {"of": 2, "merged": [1]}
+
+    merged = ["gate-merge", "--plan", str(plan), "--out", str(tmp / "merged")]
+    return Run(ROOT, [*merged, str(tmp / "shard1" / "gate.json")], check)
+
+
 def _init(tmp: Path) -> Run:
     # a repository with one Go benchmark, as `init` finds it
     go_test = (FIXTURES / "gotest" / "fib_test.go.txt").read_text()
@@ -482,6 +510,8 @@ CASES: dict[str, Callable[[Path], Run]] = {
     "matrix": _matrix,
     "detect": _detect,
     "gate": _gate,
+    "shard-plan": _shard_plan,
+    "gate-merge": _gate_merge,
     "gate-selftest": _gate_selftest,
     "evaluate": _evaluate,
     "record-aa": _record_aa,
