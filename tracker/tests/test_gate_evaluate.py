@@ -376,3 +376,28 @@ def test_shards_split_the_benchmarks_and_the_rounds_time_at_alpha_over_n(tmp_pat
     # a shard's rounds take its share of the recorded seconds: the PR's wall time is shorter
     assert np.mean(two.seconds()) < np.mean(one.seconds)
     assert set(two.detect(0.10)) == {"t/a", "t/b"}
+
+
+def test_an_inflated_recording_keeps_each_benchmarks_noise_and_seconds(tmp_path: Path) -> None:
+    from benchtrack.gate import shard_replay
+
+    q18 = Path(__file__).resolve().parents[1] / "bench/recordings/aa-all-quiet-q18.json.gz"
+    data = aa.load_parts(q18)[0]
+    big = shard_replay.inflate(data, 200, seed=2)
+    assert big.names == [f"synthetic/{i:04d}" for i in range(200)]
+    assert big.rounds == data.rounds
+    lockstep = [n for n in data.names if n in data.doc["bench_seconds"]
+                and data.doc["benchmarks"][n].get("paired")]  # fmt: skip
+    # each the rounds of a recorded benchmark, taken in turn, in an order of its own
+    lr = np.log(big.values["head"]) - np.log(big.values["base"])
+    src = np.log(data.values["head"]) - np.log(data.values["base"])
+    for i in (0, 1, len(lockstep), 199):
+        j = data.names.index(lockstep[i % len(lockstep)])
+        assert sorted(lr[i]) == pytest.approx(sorted(src[j]))
+    assert not np.allclose(lr[0], lr[len(lockstep)])  # one benchmark twice, two orders
+    # its step seconds go with it: the whole suite's seconds a round grow with its size
+    assert sum(shard_replay.benchmark_seconds([big]).values()) > 2 * sum(
+        shard_replay.benchmark_seconds([data]).values()
+    )
+    with pytest.raises(BadInput, match="bench_seconds"):
+        shard_replay.inflate(aa.load_parts(_recording(tmp_path, "n.json", 0.03))[0], 3)

@@ -62,6 +62,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "share of the benchmarks, balanced by their recorded seconds, at alpha / N; a PR's wall "
         "time its slowest shard's (the two-stage gate only)",
     )
+    p.add_argument(
+        "--inflate",
+        type=int,
+        help="evaluate a synthetic suite of N benchmarks made from each recording's lockstep "
+        "benchmarks' recorded rounds and step seconds (gate/shard_replay.py), for the scaling "
+        "figure",
+    )
     flags.add_markdown(p, "the table")
     flags.add_json(p, "the evaluation (not the table)")
 
@@ -88,6 +95,12 @@ def run(args: argparse.Namespace) -> int:
     # their own); several files are several recordings unless --parts says they are one.
     loaded = [aa.load_parts(path, args.filter) for path in args.data]
     recordings = [[p for parts in loaded for p in parts]] if args.parts else loaded
+    if args.inflate is not None:
+        if not 1 <= args.inflate <= 20_000:
+            raise BadInput(
+                "--inflate", None, "a number of benchmarks from 1 to 20,000", args.inflate
+            )
+        recordings = [[shard_replay.inflate(parts[0], args.inflate)] for parts in recordings]
     if args.shards != 1:
         return _sharded(args, cfg, recordings, looks, budget)
     results = []

@@ -197,6 +197,11 @@ def load(path: Path, name_filter: str | None = None) -> AAData:
     return _assemble(path, doc, doc["benchmarks"], name_filter)
 
 
+def from_doc(source: Path, doc: dict[str, Any]) -> AAData:
+    """A recording document made in memory (e.g. gate/shard_replay.inflate), as `load` reads."""
+    return _assemble(source, doc, doc["benchmarks"], None)
+
+
 def load_parts(path: Path, name_filter: str | None = None) -> list[AAData]:
     """A recording as one part per number of rounds its benchmarks have: a suite measured in
     its first rounds only (`rounds = 3`, the counts) is recorded with the later rounds null.

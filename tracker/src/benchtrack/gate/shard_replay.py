@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchtrack.gate.aa import AAData, subset
+from benchtrack.errors import BadInput
+from benchtrack.gate.aa import AAData, from_doc, subset
 from benchtrack.gate.config import split_key
 from benchtrack.gate.evaluate import evaluate, recording_costs
 from benchtrack.gate.replay import Costs
@@ -96,6 +97,47 @@ def replay(parts: list[AAData], shards: int, thresholds_for, alpha: float, **kw)
         out.evaluations.append(ev)
         out.fractions.append(fraction)
     return out
+
+
+def inflate(data: AAData, count: int, seed: int = 1) -> AAData:
+    """A recording of `count` synthetic benchmarks made from `data`'s recorded noise: each,
+    `synthetic/NNNN`, one of the benchmarks stepped in lockstep (taken in turn), its rounds (both
+    sides' samples and its step seconds alike) in an order of its own, so that a suite of any
+    size has the rounds' spreads, the sides' offsets and the step seconds this machine recorded.
+    Each round takes what its benchmarks' steps take (the recorded round seconds scaled by their
+    sum); the counts and whole-suite runs are left out."""
+    doc = data.doc
+    spent = doc.get("bench_seconds") or {}
+    sources = [n for n in data.names if doc["benchmarks"].get(n, {}).get("paired") and spent.get(n)]
+    if not sources:
+        raise BadInput(data.source, "bench_seconds", "benchmarks stepped in lockstep", None)
+    rng = np.random.default_rng(seed)
+    benchmarks: dict[str, dict] = {}
+    seconds: dict[str, list] = {}
+    for i in range(count):
+        src = sources[i % len(sources)]
+        order = rng.permutation(data.rounds)
+        b = doc["benchmarks"][src]
+        name = f"synthetic/{i:04d}"
+        benchmarks[name] = {
+            **{k: v for k, v in b.items() if k not in ("base", "head")},
+            **{side: [b[side][j] for j in order] for side in ("base", "head")},
+        }
+        seconds[name] = [spent[src][j] if j < len(spent[src]) else None for j in order]
+    median = lambda xs: float(np.median([x for x in xs if x is not None] or [0.0]))  # noqa: E731
+    was = sum(median(v) for n, v in spent.items() if n in doc["benchmarks"]) or 1.0
+    scale = sum(median(v) for v in seconds.values()) / was
+    rounds = doc.get("round_seconds") or []
+    synthetic = {
+        **doc,
+        "benchmarks": benchmarks,
+        "bench_seconds": seconds,
+        "run_seconds": {},  # each round: its benchmarks' steps (replay.Costs' overhead 0)
+        "round_seconds": [x * scale for x in rounds],
+        "counts_wait_from": None,
+        "suites": sorted({str(b.get("suite")) for b in benchmarks.values()}),
+    }
+    return from_doc(data.source, synthetic)
 
 
 def markdown(s: Sharded, losses: tuple[float, ...]) -> str:
