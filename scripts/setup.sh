@@ -172,8 +172,10 @@ want npm && while IFS= read -r lock; do
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
     installed=$((installed + 1))
   fi
-done < <(find . -name package-lock.json -not -path '*/node_modules/*' -not -path './target/*' \
-           -not -path './tracker/tests/engine/*')
+# Pruned, not filtered: a test building in ./target (its temporary dirs come and go) must not
+# make `find` complain on stderr while it walks there.
+done < <(find . \( -path ./target -o -path ./.git -o -path ./tracker/tests/engine \
+           -o -name node_modules \) -prune -o -name package-lock.json -print)
 
 if [ "$installed" -eq 0 ]; then [ "$quiet" -eq 1 ] || say "everything already present, nothing installed"
 else say "done: $installed step(s) installed something"; fi
