@@ -12,13 +12,19 @@ from __future__ import annotations
 import pytest
 
 LONGEST_FIRST = (
+    "test_workflows_engine_pr.py",
     "test_workflows_engine.py",
     "test_adopt_lockstep.py",
-    "test_publish_faults.py",
-    "test_stepworkers.py",
-    "test_lockstep.py",
     "test_workflows_local.py",
+    "test_workflows_engine_shards.py",
+    "test_publish_faults_corrupt.py",
+    "test_publish_faults_race.py",
+    "test_publish_faults_killed.py",
+    "test_lockstep.py",
+    "test_stepworkers.py",
+    "test_workflows_engine_adopter.py",
     "test_callgrind.py",
+    "test_setup_uv.py",
     "test_adopt.py",
 )
 

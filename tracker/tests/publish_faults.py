@@ -1,4 +1,6 @@
-"""Faults in the publish stage, through the workflow engine (act; see workflow_engine.py).
+"""Faults in the publish stage, through the workflow engine (act; see workflow_engine.py): what
+the three test_publish_faults_*.py files share (each makes its own origin and engines, so they
+run on separate pytest-xdist workers at once).
 
 act runs .github/workflows/publish.yml (plan, the store job with the pinned
 github-action-benchmark, the dashboard) against a local bare origin, called by a two-job
@@ -73,7 +75,7 @@ jobs:
       keys: '["{KEY}"]'
 """
 
-pytestmark = pytest.mark.skipif(
+needs_engine = pytest.mark.skipif(
     act_binary() is None or node24_bin() is None or shutil.which("cargo-make") is None,
     reason="act, Node 24 and cargo-make are installed by `cargo make setup`",
 )
@@ -84,10 +86,10 @@ def benchtrack(cwd: Path, *args: str, check: bool = True) -> subprocess.Complete
     return run(cwd, sys.executable, "-m", "benchtrack", *args, check=check)
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """origin (this commit on main), a developer's clone, two engines (for two runs at once) and
-    the hold on origin's gh-pages; gh-pages holds two commits' results."""
+def make_world(tmp_path_factory):
+    """A module fixture's body: origin (this commit on main), a developer's clone, two engines
+    (for two runs at once) and the hold on origin's gh-pages; gh-pages holds two commits'
+    results."""
     tmp = tmp_path_factory.mktemp("faults")
     origin, dev = origin_and_clone(tmp, "dev")
     engines = []
@@ -192,50 +194,3 @@ def assert_publishing_goes_on(world, before: dict[str, list[str]], *faulted: str
     sha = new_commit(world, "the next push to main")
     assert_published(start(world, sha, f"next-{sha[:8]}").wait())
     assert_whole(world, before, *faulted, sha)
-
-
-def test_two_publishes_of_one_commit_at_once_record_it_once(world):
-    # both planned it unrecorded; both are pushing
-    before, sha, runs = held(world, "pre-receive", "two-publishes", runs=2)
-    world["hold"].release("pre-receive")
-    done = [r.wait() for r in runs]
-    for d in done:
-        assert_published(d)
-    # the race happened: one push was rejected, and the action appended again on the new tip
-    assert any("Auto-push failed because the remote gh-pages was updated" in d.log for d in done)
-    assert_whole(world, before, sha)
-    assert_publishing_goes_on(world, before, sha)
-
-
-def test_a_publish_killed_mid_push_loses_nothing_and_its_rerun_completes_it(world):
-    # gh-pages moved: the action's first push landed, and it has not heard back
-    before, sha, (running,) = held(world, "post-receive", "killed-mid-push")
-    killed = running.kill()
-    world["hold"].release("post-receive")
-    assert killed.returncode != 0 and f"store {KEY}" not in killed.jobs, killed.jobs
-    # the bigger-is-better entry landed, nothing after it: the history is whole, one direction
-    # of this commit recorded
-    assert recorded(world) == {KEY: [*before[KEY], sha], SMALLER: before[SMALLER]}
-    assert_valid(world)
-    # The commit's publish again (a re-run): it records what the killed one did not, once.
-    assert_published(start(world, sha, "killed-again").wait(), store=False)
-    assert_whole(world, before, sha)
-    assert_publishing_goes_on(world, before, sha)
-
-
-def test_a_data_js_corrupted_between_plan_and_store_is_not_emptied(world):
-    # validated and planned; the action is pushing
-    before, sha, (running,) = held(world, "pre-receive", "corrupt-data-js")
-    pages = world["tmp"] / "pages"
-    run(world["tmp"], "git", "clone", "-q", "-b", "gh-pages", str(world["origin"]), str(pages))
-    data = pages / f"bench/{KEY}/data.js"
-    data.write_bytes(data.read_bytes()[:-40])
-    git(pages, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qam", "a bad hand edit")
-    run(pages, "git", "push", "-q", "origin", "gh-pages", env=PushHold.PASS)
-    world["hold"].release("pre-receive")
-    done = running.wait()
-    # the action's retry read the corrupt file and started over from an empty history
-    assert "Could not find data.js" in done.log, str(done.log_path)
-    assert_published(done)
-    assert_whole(world, before, sha)
-    assert_publishing_goes_on(world, before, sha)
