@@ -2,7 +2,7 @@
 # `cargo make test`: every part's tests (and the lint gates), one summary, non-zero if any failed.
 # A part is a cargo-make task named test-<part>, defined in that part's tasks.toml.
 #
-# Two lanes at once: the tracker's tests (the longest part, itself on three pytest-xdist workers)
+# Two lanes at once: the tracker's tests (the longest part, itself on four pytest-xdist workers)
 # in one, the other parts one after another in the other. No test's verdict depends on how busy
 # the machine is (docs/architecture.md, "Tests"), so the lanes may share it. Each part's output
 # goes to a log, printed whole when the part ends, so the lanes do not interleave their lines.
