@@ -15,8 +15,8 @@ import orjson
 import pytest
 from dashboard_fixture import REPO, Built, Watched, run_cli, run_site
 
-from benchtrack.callgrind import SCHEMA
 from benchtrack.companion import as_companion
+from benchtrack.gate.callgrind import SCHEMA
 from benchtrack.history import new_entries, open_store
 from benchtrack.ingest import ingest
 from benchtrack.result import Commit, Runner

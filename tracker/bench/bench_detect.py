@@ -35,7 +35,7 @@ import numpy as np
 
 from benchtrack.detect.config import Config
 from benchtrack.detect.method import find_steps
-from benchtrack.gate import aa
+from benchtrack.lab import aa
 
 HERE = Path(__file__).resolve().parent
 NOISE_DIR = HERE / "noise"

@@ -22,8 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchtrack.gate.idle import polling
 from benchtrack.gate.lockstep import Plan, Worker, measure, paired_values
-from benchtrack.idle import polling
 
 
 def main(argv: list[str] | None = None) -> int:

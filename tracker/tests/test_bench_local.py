@@ -260,8 +260,8 @@ def test_counts_are_stored_beside_each_benchmark_as_its_instructions_series(repo
 def test_the_local_history_is_pruned_after_the_append(repo, capsys, monkeypatch):
     """With [history.retention] in ./benchtrack.toml (the repository's: 90 days, then one a
     week), bench-local appends, then moves what the retention no longer keeps to archive.js."""
-    from benchtrack import synthetic
     from benchtrack.history import format as fmt
+    from benchtrack.lab import synthetic
 
     monkeypatch.setenv("BENCHTRACK_RUNNER_LABEL", "ubuntu-latest")
     monkeypatch.setenv("BENCHTRACK_RUNNER_CPUS", "2")

@@ -236,7 +236,7 @@ def publish_repo(tmp: Path) -> tuple[Path, Path]:
     return work, origin
 
 
-# A harness in count mode (benchtrack.callgrind): one marker per counted run.
+# A harness in count mode (benchtrack.gate.callgrind): one marker per counted run.
 COUNT_HARNESS = """\
 import os
 labels = open(os.environ["BENCH_COUNT_LABELS"], "a", buffering=1)

@@ -11,8 +11,8 @@ import pytest
 
 from benchtrack.cli import main
 from benchtrack.errors import BadInput
-from benchtrack.gate import aa
-from benchtrack.gate import evaluate as ev
+from benchtrack.lab import aa
+from benchtrack.lab import evaluate as ev
 
 FIXTURES = Path(__file__).parent / "fixtures" / "aa"
 RECORDED = sorted(FIXTURES.glob("*.json"))
@@ -361,8 +361,8 @@ def test_a_shard_plan_balances_the_recorded_seconds_and_is_stable() -> None:
 
 
 def test_shards_split_the_benchmarks_and_the_rounds_time_at_alpha_over_n(tmp_path: Path) -> None:
-    from benchtrack.gate import shard_replay
     from benchtrack.gate.config import Confirm
+    from benchtrack.lab import shard_replay
 
     parts = aa.load_parts(_recording(tmp_path, "s.json", 0.03, seconds=60.0))
     kw = dict(looks=[5], prs=200, seed=3, jobs=1, budget=None, confirm=Confirm(16, (8,), 5))
@@ -379,7 +379,7 @@ def test_shards_split_the_benchmarks_and_the_rounds_time_at_alpha_over_n(tmp_pat
 
 
 def test_an_inflated_recording_keeps_each_benchmarks_noise_and_seconds(tmp_path: Path) -> None:
-    from benchtrack.gate import shard_replay
+    from benchtrack.lab import shard_replay
 
     q18 = Path(__file__).resolve().parents[1] / "bench/recordings/aa-all-quiet-q18.json.gz"
     data = aa.load_parts(q18)[0]

@@ -28,10 +28,10 @@ from pathlib import Path
 import psutil
 import pytest
 
-from benchtrack import machine_load
 from benchtrack.errors import BadInput
-from benchtrack.gate import aa, lockstep, rounds
+from benchtrack.gate import lockstep, machine_load, rounds
 from benchtrack.gate.config import Suite, parse
+from benchtrack.gate.machine_load import NeighbourMeter
 from benchtrack.gate.rounds import (
     Meta,
     Rounds,
@@ -42,7 +42,7 @@ from benchtrack.gate.rounds import (
     spare_cpus,
 )
 from benchtrack.gate.worktree import Checkout
-from benchtrack.machine_load import NeighbourMeter
+from benchtrack.lab import aa
 from benchtrack.processes import Freezer, stop_group
 
 REPO = Path(__file__).resolve().parents[2]

@@ -31,7 +31,7 @@ MAX_VALUE = 1e15
 DIRECTIONS = ("bigger", "smaller")
 # Units a smaller-is-better metric may carry (sizes and durations); throughputs are `<thing>/s`.
 SMALLER_UNITS = frozenset({"B", "KB", "MB", "GB", "KiB", "MiB", "GiB", "ns", "us", "ms", "s"})
-# Instruction counts per unit of work (benchtrack.callgrind), e.g. "instructions/item".
+# Instruction counts per unit of work (benchtrack.gate.callgrind), e.g. "instructions/item".
 COUNT_UNIT_RE = re.compile(r"^instructions/[A-Za-z][A-Za-z0-9_ \-]*$")
 
 # A name is `<suite>/<the name as the harness wrote it>`: the harness's part verbatim (spaces,

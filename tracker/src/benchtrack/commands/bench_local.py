@@ -32,12 +32,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchtrack import detect, processes, site, suites
+from benchtrack import detect, processes, suites
 from benchtrack.commands import flags
 from benchtrack.commands.compare import add_report_arguments, exit_code, print_report
 from benchtrack.commands.ingest import add_metadata_arguments
 from benchtrack.companion import as_companion
 from benchtrack.compare import SuiteComparison, compare_documents
+from benchtrack.dashboard import site
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput, BenchtrackError
 from benchtrack.history import new_entries, open_store
 from benchtrack.history.archive import describe

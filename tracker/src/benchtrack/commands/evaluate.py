@@ -12,8 +12,9 @@ from rich.markdown import Markdown
 
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.gate import aa, config, shard_replay, worktree
-from benchtrack.gate import evaluate as ev
+from benchtrack.gate import config, worktree
+from benchtrack.lab import aa, shard_replay
+from benchtrack.lab import evaluate as ev
 
 NAME = "evaluate"
 HELP = "Measure the gate's error rates (false-fail, power) on recorded A/A rounds"
@@ -66,7 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--inflate",
         type=int,
         help="evaluate a synthetic suite of N benchmarks made from each recording's lockstep "
-        "benchmarks' recorded rounds and step seconds (gate/shard_replay.py), for the scaling "
+        "benchmarks' recorded rounds and step seconds (lab/shard_replay.py), for the scaling "
         "figure",
     )
     flags.add_markdown(p, "the table")

@@ -13,11 +13,21 @@ from pathlib import Path
 import orjson
 from rich.console import Console
 
-from benchtrack import function_diff, idle, runner
+from benchtrack import runner
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_dir
-from benchtrack.gate import config, confirm, decide, render, shards, skip, worktree
+from benchtrack.gate import (
+    config,
+    confirm,
+    decide,
+    function_diff,
+    idle,
+    render,
+    shards,
+    skip,
+    worktree,
+)
 from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row, analyse
 from benchtrack.gate.rounds import interleave, toolchain_pins

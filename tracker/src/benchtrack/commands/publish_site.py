@@ -7,8 +7,9 @@ import os
 import sys
 from pathlib import Path
 
-from benchtrack import detect, publish, site, suites
+from benchtrack import detect, publish, suites
 from benchtrack.commands import flags
+from benchtrack.dashboard import site
 from benchtrack.detect import Config
 from benchtrack.errors import EXIT_OK, BadInput
 from benchtrack.history.retention import CONFIG_NAME

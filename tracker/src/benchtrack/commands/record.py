@@ -10,13 +10,13 @@ from pathlib import Path
 
 from rich.console import Console
 
-from benchtrack import idle
 from benchtrack.commands import flags
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, BadInput
 from benchtrack.fsutil import atomic_write, output_file
-from benchtrack.gate import aa, config, worktree
+from benchtrack.gate import config, idle, worktree
+from benchtrack.gate.machine_load import LoadMeter
 from benchtrack.gate.rounds import interleave, toolchain_pins
-from benchtrack.machine_load import LoadMeter
+from benchtrack.lab import aa
 from benchtrack.runner import affinity_cpus, cpu_model
 
 NAME = "record-aa"

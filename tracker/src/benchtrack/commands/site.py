@@ -40,7 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchtrack import site, suites
+    from benchtrack import suites
+    from benchtrack.dashboard import site
 
     if args.history and args.history_opt and args.history != args.history_opt:
         raise BadInput("command line", "HISTORY", "one history (positional or --history)")

@@ -28,10 +28,10 @@ from pathlib import Path
 from benchtrack import ingest
 from benchtrack.errors import BadInput
 from benchtrack.gate import lockstep, placement
+from benchtrack.gate.machine_load import NeighbourMeter
 from benchtrack.gate.model import Meta, Rounds, SuiteFailed, SuiteFailure
 from benchtrack.gate.verdict import budget_look
 from benchtrack.gate.worktree import Checkout
-from benchtrack.machine_load import NeighbourMeter
 from benchtrack.processes import Freezer, shell
 from benchtrack.runner import cpu_ids
 from benchtrack.suites import COUNTED, Suite

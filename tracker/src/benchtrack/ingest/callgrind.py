@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchtrack.callgrind import SCHEMA
 from benchtrack.errors import BadInput
+from benchtrack.gate.callgrind import SCHEMA
 from benchtrack.ingest import Parsed, need, positive_numbers, read_json
 from benchtrack.result import check_benchmark
 from benchtrack.stats import median_ci

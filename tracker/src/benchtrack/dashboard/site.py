@@ -53,7 +53,8 @@ from typing import Any
 import numpy as np
 import orjson
 
-from benchtrack import companion, expected, machines
+from benchtrack import companion
+from benchtrack.dashboard import expected, machines
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
 from benchtrack.history.archive import ARCHIVE_JS
@@ -68,9 +69,13 @@ _NOT_PUBLISHED = {Path("vendor/uplot.json")}
 _REQUIRED = ("index.html", "vendor/uPlot.iife.min.js", "vendor/uPlot.min.css")
 
 
+def _is_python(rel: Path) -> bool:
+    return rel.suffix == ".py" or "__pycache__" in rel.parts
+
+
 def default_source() -> Path:
     """The dashboard shipped in this package (`benchtrack/dashboard/`), wherever it is installed."""
-    return Path(__file__).resolve().parent / "dashboard"
+    return Path(__file__).resolve().parent
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,7 +279,7 @@ def _link_companions(listed: list[dict[str, Any]]) -> None:
 
 def _expected_last(pos: np.ndarray, values: np.ndarray, steps: Any) -> list[Any] | None:
     """[center, lo, hi, runs, sd] of the range the latest point is expected in, from the points
-    the page holds (6 digits), or None when too few: the rule of benchtrack.expected."""
+    the page holds (6 digits), or None when too few: the rule of benchtrack.dashboard.expected."""
     tail = slice(max(0, len(values) - expected.WINDOW - 1), len(values))
     held = np.array([float(f"{v:.6g}") for v in values[tail].tolist()])
     at = [k for k, p in enumerate(pos[tail].tolist()) if p in steps] if steps else []
@@ -287,7 +292,7 @@ def _expected_last(pos: np.ndarray, values: np.ndarray, steps: Any) -> list[Any]
 
 def _machines(history: SiteHistory, key: str, position: dict[str, int]) -> list[list[Any]]:
     """[commit index, cpu model, os] where the runner's machine is first known and where it
-    changed (benchtrack.machines), for the commits the index has."""
+    changed (benchtrack.dashboard.machines), for the commits the index has."""
     path = history.data_js(key)
     if path is None:
         return []
@@ -443,7 +448,7 @@ def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
                         f"{key_json}:{_series_json(*_bucket_means(pos, values, spread, bucket, n))}"
                     )
                 # the latest run, the one before, and the range the series' history expects the
-                # latest in (benchtrack.expected), so the overview judges it without the series
+                # latest in (dashboard.expected), so the overview judges it without the series
                 before = float(values[-2]) if len(values) > 1 else math.nan
                 before_spread = float(spread[-2]) if len(values) > 1 else math.nan
                 last[runner.key] = [
@@ -613,7 +618,8 @@ def build_site(
     code = set()
     for path in sorted(source.rglob("*")):
         rel = path.relative_to(source)
-        if path.is_dir() or rel in _NOT_PUBLISHED or "__pycache__" in rel.parts:
+        # the page's assets only: the Python that builds it shares the folder, not the site
+        if path.is_dir() or rel in _NOT_PUBLISHED or _is_python(rel):
             continue
         target = out / rel if rel == Path("index.html") else dash / rel
         _write(target, path.read_bytes())

@@ -34,10 +34,10 @@ from scipy import special
 from benchtrack.errors import BadInput
 from benchtrack.gate import ghrule
 from benchtrack.gate import verdict as v
-from benchtrack.gate.aa import AAData
 from benchtrack.gate.config import Confirm, split_key
 from benchtrack.gate.outcome import exact_series
-from benchtrack.gate.replay import Costs, Decided, budget_rounds, two_stages
+from benchtrack.lab.aa import AAData
+from benchtrack.lab.replay import Costs, Decided, budget_rounds, two_stages
 
 LOSSES = (0.02, 0.05, 0.10, 0.20)
 ACTION_THRESHOLDS = (1.1, 1.5, 2.0)
