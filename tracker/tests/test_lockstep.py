@@ -31,16 +31,11 @@ import pytest
 from benchtrack.errors import BadInput
 from benchtrack.gate import lockstep, machine_load, rounds
 from benchtrack.gate.config import Suite, parse
+from benchtrack.gate.lockstep_round import measure_lockstep
 from benchtrack.gate.machine_load import NeighbourMeter
-from benchtrack.gate.rounds import (
-    Meta,
-    Rounds,
-    SuiteFailed,
-    _lockstep,
-    interleave,
-    one_cpu,
-    spare_cpus,
-)
+from benchtrack.gate.model import Meta, Rounds, SuiteFailed
+from benchtrack.gate.placement import one_cpu, spare_cpus
+from benchtrack.gate.rounds import RoundPlan, interleave
 from benchtrack.gate.worktree import Checkout
 from benchtrack.lab import aa
 from benchtrack.processes import Freezer, stop_group
@@ -653,13 +648,8 @@ def test_interleave_pairs_a_lockstep_suite_round_by_round(tmp_path: Path) -> Non
     )
     failures: list = []
     data = interleave(
-        [suite],
-        _sides(tmp_path),
-        looks=[3],
-        pins={},
-        name_filter=None,
-        cpus=None,
-        logs=tmp_path / "logs",
+        RoundPlan([suite], _sides(tmp_path), [3]),
+        tmp_path / "logs",
         stop_when=lambda _: False,
         progress=lambda _: None,
         failures=failures,
@@ -688,13 +678,11 @@ def test_each_suite_measures_only_its_own_benchmarks_and_never_one_of_anothers(
     # measured it; one filter for both measured rayon on one CPU too and pooled the two.
     one = _worker_suite(tmp_path, [bench("t/a"), bench("t/b")], [bench("t/a"), bench("t/b")])
     two = replace(one, name="ls2")
-    common = dict(looks=[1], pins={}, cpus=None, stop_when=lambda _: False, progress=print)
+    common = dict(stop_when=lambda _: False, progress=print)
     failures: list = []
     data = interleave(
-        [one, two],
-        _sides(tmp_path),
-        name_filter={"ls": "^t/a$", "ls2": "^t/b$"},
-        logs=tmp_path / "logs",
+        RoundPlan([one, two], _sides(tmp_path), [1], name_filter={"ls": "^t/a$", "ls2": "^t/b$"}),
+        tmp_path / "logs",
         failures=failures,
         **common,
     )
@@ -705,10 +693,8 @@ def test_each_suite_measures_only_its_own_benchmarks_and_never_one_of_anothers(
     # so and dropped, never pooled with the first's values.
     shutil.rmtree(tmp_path / "base"), shutil.rmtree(tmp_path / "head")
     data = interleave(
-        [one, two],
-        _sides(tmp_path),
-        name_filter="^t/a$",
-        logs=tmp_path / "logs2",
+        RoundPlan([one, two], _sides(tmp_path), [1], name_filter="^t/a$"),
+        tmp_path / "logs2",
         failures=failures,
         **common,
     )
@@ -720,15 +706,13 @@ def test_each_suite_measures_only_its_own_benchmarks_and_never_one_of_anothers(
 
 def test_min_pairs_is_the_fewest_pairs_a_round_takes_past_its_seconds(tmp_path: Path) -> None:
     suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")])
-    common = dict(looks=[1], pins={}, cpus=None, stop_when=lambda _: False, progress=print)
+    common = dict(stop_when=lambda _: False, progress=print)
     for n, (extra, want) in enumerate(((dict(min_pairs=3), 3), ({}, 5))):
         shutil.rmtree(tmp_path / "base", ignore_errors=True)
         shutil.rmtree(tmp_path / "head", ignore_errors=True)
         data = interleave(
-            [replace(suite, pair_seconds=0.01, **extra)],
-            _sides(tmp_path),
-            name_filter=None,
-            logs=tmp_path / f"logs{n}",
+            RoundPlan([replace(suite, pair_seconds=0.01, **extra)], _sides(tmp_path), [1]),
+            tmp_path / f"logs{n}",
             failures=[],
             **common,
         )
@@ -786,17 +770,11 @@ def _interleave_with_counts(
                 after_first_round()
 
     data = interleave(
-        [suite, counted],
-        _sides(tmp_path),
-        looks=[3, 4],
-        pins={},
-        name_filter=None,
-        cpus=cpus,
-        logs=tmp_path / "logs",
+        RoundPlan([suite, counted], _sides(tmp_path), [3, 4], cpus=cpus, crowded_at=crowded_at),
+        tmp_path / "logs",
         stop_when=lambda _: True,
         progress=progress,
         failures=failures,
-        crowded_at=crowded_at,
     )
     runs = [json.loads(line) for line in log.read_text().splitlines()]
     return data, failures, runs, rounds_done
@@ -834,13 +812,8 @@ def test_counts_pause_while_a_full_size_suite_steps(tmp_path: Path) -> None:
     counted, log = _counted_suite(tmp_path)
     ends: list[float] = []  # when the full-size suite's rounds were recorded
     data = interleave(
-        [suite, counted],
-        _sides(tmp_path),
-        looks=[3],
-        pins={},
-        name_filter=None,
-        cpus=None,
-        logs=tmp_path / "logs",
+        RoundPlan([suite, counted], _sides(tmp_path), [3]),
+        tmp_path / "logs",
         stop_when=lambda _: True,
         progress=lambda m: ends.append(time.monotonic()) if " ls base" in m else None,
         failures=[],
@@ -879,13 +852,8 @@ def three_rounds(tmp_path: Path, placement: str) -> Rounds:
     """Three rounds of one benchmark, the same on both sides, in a suite placed `placement`."""
     suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")], cpus=placement)
     return interleave(
-        [suite],
-        _sides(tmp_path),
-        looks=[3],
-        pins={},
-        name_filter=None,
-        cpus=None,
-        logs=tmp_path / "logs",
+        RoundPlan([suite], _sides(tmp_path), [3]),
+        tmp_path / "logs",
         stop_when=lambda _: True,
         progress=lambda _: None,
         failures=[],
@@ -917,13 +885,8 @@ def test_cpu_time_comes_from_the_same_steps_as_the_wall_time(tmp_path: Path) -> 
     )
     assert suite.clock == "wall+cpu"
     data = interleave(
-        [suite],
-        _sides(tmp_path),
-        looks=[3],
-        pins={},
-        name_filter=None,
-        cpus=None,
-        logs=tmp_path / "logs",
+        RoundPlan([suite], _sides(tmp_path), [3]),
+        tmp_path / "logs",
         stop_when=lambda _: True,
         progress=lambda _: None,
         failures=[],
@@ -1084,7 +1047,7 @@ def test_lockstep_round_reports_each_side_in_order(tmp_path: Path) -> None:
     suite = _worker_suite(tmp_path, [bench("t/a"), bench("t/b")], [bench("t/a")])
     base, head = _sides(tmp_path)
     envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in (base, head)}
-    out = _lockstep(suite, (head, base), envs, None, tmp_path / "logs", 1)
+    out = measure_lockstep(suite, (head, base), envs, None, tmp_path / "logs", 1)
     assert [co.side for co, _ in out] == ["head", "base"]
     (_, (head_benches, head_errors, _)), (_, (base_benches, base_errors, seconds)) = out
     assert [b.name for b in head_benches] == ["t/a"]
@@ -1099,7 +1062,9 @@ def test_lockstep_round_names_a_nonzero_exit(tmp_path: Path) -> None:
     suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")], head_exit=3)
     base, head = _sides(tmp_path)
     envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in (base, head)}
-    out = dict((co.side, r) for co, r in _lockstep(suite, (base, head), envs, None, tmp_path, 0))
+    out = dict(
+        (co.side, r) for co, r in measure_lockstep(suite, (base, head), envs, None, tmp_path, 0)
+    )
     benches, errors, _ = out["head"]
     assert [b.name for b in benches] == ["t/a"]
     assert [(e.name, e.message) for e in errors] == [("ls", "exit 3: worker head done")]
@@ -1109,7 +1074,7 @@ def test_lockstep_round_turns_a_worker_failure_into_a_suite_failure(tmp_path: Pa
     suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a", mode="exit_on_run")])
     base, head = _sides(tmp_path)
     envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in (base, head)}
-    out = _lockstep(suite, (base, head), envs, None, tmp_path / "logs", 0)
+    out = measure_lockstep(suite, (base, head), envs, None, tmp_path / "logs", 0)
     assert len(out) == 1 and out[0][0].side == "head"
     failed = out[0][1]
     assert isinstance(failed, SuiteFailed)
@@ -1125,7 +1090,9 @@ def test_lockstep_round_of_several_processes_gives_one_value_each(tmp_path: Path
     suite = replace(suite, pairs=12)
     sides = _sides(tmp_path)
     envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in sides}
-    out = dict((co.side, r) for co, r in _lockstep(suite, sides, envs, None, tmp_path / "l", 0))
+    out = dict(
+        (co.side, r) for co, r in measure_lockstep(suite, sides, envs, None, tmp_path / "l", 0)
+    )
     (base_benches, base_errors, _), (head_benches, head_errors, _) = out["base"], out["head"]
     assert base_errors == head_errors == []
     base_by = {b.name: b for b in base_benches}
@@ -1148,7 +1115,9 @@ def test_a_round_pooling_its_processes_pairs_keeps_every_pair_aligned(tmp_path: 
     suite = replace(suite, pairs=12, pool="pairs")
     sides = _sides(tmp_path)
     envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in sides}
-    out = dict((co.side, r) for co, r in _lockstep(suite, sides, envs, None, tmp_path / "l", 0))
+    out = dict(
+        (co.side, r) for co, r in measure_lockstep(suite, sides, envs, None, tmp_path / "l", 0)
+    )
     [b_run], [h_run] = out["base"][0], out["head"][0]
     assert len(b_run.samples) == len(h_run.samples) >= 3 * 2  # every pair of every process
     ratios = sorted(h / b for b, h in zip(b_run.samples, h_run.samples, strict=True))

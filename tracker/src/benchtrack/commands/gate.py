@@ -30,7 +30,8 @@ from benchtrack.gate import (
 )
 from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row, analyse
-from benchtrack.gate.rounds import interleave, toolchain_pins
+from benchtrack.gate.rounds import RoundPlan, interleave
+from benchtrack.gate.suite_run import toolchain_pins
 from benchtrack.report import terminal
 from benchtrack.result import runner_key
 from benchtrack.stats import INCONCLUSIVE, REGRESSED
@@ -138,19 +139,15 @@ def run(args: argparse.Namespace) -> int:
             made.append(worktree.checkout(root, "head", args.head, head_sha, head_subject))
             sides = (made[0], made[1])
             pins = toolchain_pins(sides[1].path)
+            plan = RoundPlan(
+                suites, sides, looks, pins, args.filter, only=only, cpus=cpus, budget=budget
+            )
             data = interleave(
-                suites,
-                sides,
-                looks=looks,
-                pins=pins,
-                name_filter=args.filter,
-                only=only,
-                cpus=cpus,
-                logs=logs,
+                plan,
+                logs,
                 stop_when=lambda d: analyse(d, cfg, looks, alpha=share).can_stop,
                 progress=say,
                 failures=failures,
-                budget=budget,
             )
             outcome = analyse(data, cfg, looks, alpha=share)
             at = decide.level(cfg, looks) if cfg.confirm else None
@@ -265,15 +262,18 @@ def _second(
                 if fit <= 0:
                     break
                 rounds = fit
-        segment = interleave(
+        plan = RoundPlan(
             confirm.suites_for(chosen, suites),
             sides,
-            looks=[rounds],
-            pins=pins,
-            name_filter=confirm.name_filters(chosen),
-            builds=False,
+            [rounds],
+            pins,
+            confirm.name_filters(chosen),
             cpus=cpus,
-            logs=logs / "confirm" / f"look{k + 1}",
+            builds=False,
+        )
+        segment = interleave(
+            plan,
+            logs / "confirm" / f"look{k + 1}",
             stop_when=lambda d: False,
             progress=say,
             failures=failures,

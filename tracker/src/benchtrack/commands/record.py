@@ -15,7 +15,8 @@ from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, BadInput
 from benchtrack.fsutil import atomic_write, output_file
 from benchtrack.gate import config, idle, worktree
 from benchtrack.gate.machine_load import LoadMeter
-from benchtrack.gate.rounds import interleave, toolchain_pins
+from benchtrack.gate.rounds import RoundPlan, interleave
+from benchtrack.gate.suite_run import toolchain_pins
 from benchtrack.lab import aa
 from benchtrack.runner import affinity_cpus, cpu_model
 
@@ -89,14 +90,11 @@ def run(args: argparse.Namespace) -> int:
         say(idle_state)
         meta["idle"] = idle_state
         try:
+            looks = list(range(first, args.rounds + 1))
+            plan = RoundPlan(suites, sides, looks, toolchain_pins(co.path), args.filter, cpus=cpus)
             data = interleave(
-                suites,
-                sides,
-                looks=list(range(first, args.rounds + 1)),
-                pins=toolchain_pins(co.path),
-                name_filter=args.filter,
-                cpus=cpus,
-                logs=root / "target" / "gate" / f"logs-{stem}",
+                plan,
+                root / "target" / "gate" / f"logs-{stem}",
                 stop_when=checkpoint,
                 progress=say,
                 failures=failures,

@@ -30,6 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchtrack.runner import cpu_ids
+
 ALL, ONE, AUTO = "all", "one", "auto"
 # CPUs a side may keep busy and still be stepped on one: a single-threaded benchmark reads
 # ~1.0 (plus the runtime's own threads: a collector, a timer); two busy threads read ~2.
@@ -127,3 +129,20 @@ def choose(used: dict[str, Usage]) -> str:
     else ALL."""
     single = all(u.cpus <= THREADED and u.threads <= 1 for u in used.values())
     return ONE if single else ALL
+
+
+# Where lockstep's two workers share a CPU and where the counts run beside them.
+def allowed_cpus(cpus: str | None) -> list[int]:
+    """The CPUs of `cpus` (a taskset list such as "0-1,3") or of this process's affinity."""
+    return cpu_ids(cpus) if cpus else sorted(os.sched_getaffinity(0))
+
+
+def one_cpu(cpus: str | None) -> str:
+    """The CPU both lockstep workers share: the last of `cpus` or of this process's affinity."""
+    return str(allowed_cpus(cpus)[-1])
+
+
+def spare_cpus(cpus: str | None) -> str | None:
+    """The CPUs the lockstep workers leave free (a taskset list), or None on a single CPU."""
+    rest = allowed_cpus(cpus)[:-1]
+    return ",".join(map(str, rest)) or None
