@@ -15,8 +15,9 @@ from benchtrack.errors import BadInput
 from benchtrack.gate.config import split_key
 from benchtrack.gate.shards import plan
 from benchtrack.lab.aa import AAData, from_doc, subset
-from benchtrack.lab.evaluate import evaluate, recording_costs
+from benchtrack.lab.evaluate import evaluate
 from benchtrack.lab.replay import Costs
+from benchtrack.lab.stages import recording_costs
 
 
 def benchmark_seconds(parts: list[AAData]) -> dict[str, float]:
@@ -44,7 +45,7 @@ class Sharded:
 
     shards: int
     plan: dict[str, int]
-    evaluations: list = field(default_factory=list)  # evaluate.Evaluation per shard
+    evaluations: list = field(default_factory=list)  # figures.Evaluation per shard
     fractions: list[float] = field(default_factory=list)  # each shard's share of a round
 
     @property
