@@ -39,7 +39,7 @@ COUNT_UNIT_RE = re.compile(r"^instructions/[A-Za-z][A-Za-z0-9_ \-]*$")
 # only control characters and line breaks refused (they break one-line reports and the history's
 # JSON readers' tooltips). The suite prefix keeps two suites' equal names apart in one data.js
 # and is how the history and the dashboard tell a series' suite. No name becomes a path as it
-# is: the dashboard's files are a slug and a hash of their group's name (site._group_file).
+# is: the dashboard's files are a slug and a hash of their group's name (derive._group_file).
 NAME_RE = re.compile(r"^([a-z0-9][a-z0-9_\-]*)/([^\x00-\x1f\x7f-\x9f\u2028\u2029]+)\Z")
 # An error names a benchmark or a whole group (`rust/walk`, a bench binary that died early).
 ERROR_NAME_RE = NAME_RE

@@ -38,7 +38,7 @@ from benchtrack.commands.compare import add_report_arguments, exit_code, print_r
 from benchtrack.commands.ingest import add_metadata_arguments
 from benchtrack.companion import as_companion
 from benchtrack.compare import SuiteComparison, compare_documents
-from benchtrack.dashboard import site
+from benchtrack.dashboard import read, site
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput, BenchtrackError
 from benchtrack.history import new_entries, open_store
 from benchtrack.history.archive import describe
@@ -375,7 +375,7 @@ def _detect(history: Path, out) -> None:
 
 def _build_site(history: Path, out, config: Path) -> None:
     try:
-        with site.open_history(str(history)) as loaded:
+        with read.open_history(str(history)) as loaded:
             report = site.build_site(loaded, history, order=suites.order(config))
     except BenchtrackError as error:
         out.print(f"dashboard: not built: {error}", markup=False)
