@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from benchtrack.cli import main
+from benchtrack.machine.runner import affinity_cpus
 from benchtrack.result import ResultDocument
-from benchtrack.runner import affinity_cpus
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONFIG = Path(__file__).resolve().parents[2] / "benchtrack.toml"  # this repository's suites

@@ -26,8 +26,8 @@ import pytest
 from benchtrack import cli, commands
 from benchtrack.commands import flags, gate_selftest
 from benchtrack.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED
+from benchtrack.machine.runner import allowed_cpus
 from benchtrack.result import ResultDocument
-from benchtrack.runner import allowed_cpus
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -279,7 +279,7 @@ def test_an_intervals_text_is_bounded_whatever_its_numbers(tmp_path):
 
 
 def test_code_shows_what_a_reader_cannot_see_as_escapes():
-    from benchtrack.mdtext import block, code
+    from benchtrack.gate.mdtext import block, code
 
     bidi_c1_zw = "ab\u202ecd\u2066\x85\x9b\u200d\ufeff\x00\n`|"
     assert code(bidi_c1_zw) == r"`ab\u202ecd\u2066\u0085\u009b\u200d\ufeff\u0000\u000a'¦`"
@@ -315,8 +315,8 @@ def test_a_sharded_sizes_mark_is_its_merge_jobs_conclusion() -> None:
 
 
 def test_the_matrix_has_a_gate_job_a_size_and_shard_with_a_plan(tmp_path) -> None:
-    from benchtrack import runner_sizes
     from benchtrack.commands.matrix import gate_jobs
+    from benchtrack.machine import runner_sizes
 
     sizes = runner_sizes.load(Path(__file__).resolve().parents[2] / ".github/bench-runners.toml")
     one = gate_jobs(sizes, 1)

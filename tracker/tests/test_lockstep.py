@@ -38,7 +38,7 @@ from benchtrack.gate.placement import one_cpu, spare_cpus
 from benchtrack.gate.rounds import RoundPlan, interleave
 from benchtrack.gate.worktree import Checkout
 from benchtrack.lab import aa
-from benchtrack.processes import Freezer, stop_group
+from benchtrack.machine.processes import Freezer, stop_group
 
 REPO = Path(__file__).resolve().parents[2]
 # A measurement's timeout in these tests: a guard against a hang, never a verdict on speed

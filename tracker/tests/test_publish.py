@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from benchtrack import publish
 from benchtrack.cli import main
 from benchtrack.errors import BadInput
+from benchtrack.history import publish
 
 FIXTURES = Path(__file__).parent / "fixtures"
 KEY = "ubuntu-latest-2cpu"

@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchtrack import detect, processes, suites
+from benchtrack import detect, suites
 from benchtrack.commands import flags
 from benchtrack.commands.compare import add_report_arguments, exit_code, print_report
 from benchtrack.commands.ingest import add_metadata_arguments
@@ -44,9 +44,10 @@ from benchtrack.history import new_entries, open_store
 from benchtrack.history.archive import describe
 from benchtrack.history.retention import load as load_retention
 from benchtrack.ingest import ingest, names_own_suite
+from benchtrack.machine import processes
+from benchtrack.machine.runner import detect_commit, detect_runner, now_utc, parse_cpus
 from benchtrack.report.terminal import console
 from benchtrack.result import BenchError, Commit, ResultDocument, Runner
-from benchtrack.runner import detect_commit, detect_runner, now_utc, parse_cpus
 from benchtrack.suites import Suite
 
 NAME = "bench-local"

@@ -23,7 +23,7 @@ import orjson
 
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_file
-from benchtrack.runner import allowed_cpus, cpu_ids
+from benchtrack.machine.runner import allowed_cpus, cpu_ids
 
 STDOUT = "-"
 

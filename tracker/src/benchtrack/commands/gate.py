@@ -13,7 +13,6 @@ from pathlib import Path
 import orjson
 from rich.console import Console
 
-from benchtrack import runner
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_dir
@@ -32,6 +31,7 @@ from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row, analyse
 from benchtrack.gate.rounds import RoundPlan, interleave
 from benchtrack.gate.suite_run import toolchain_pins
+from benchtrack.machine import runner
 from benchtrack.report import terminal
 from benchtrack.result import runner_key
 from benchtrack.stats import INCONCLUSIVE, REGRESSED

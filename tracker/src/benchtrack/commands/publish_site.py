@@ -7,11 +7,12 @@ import os
 import sys
 from pathlib import Path
 
-from benchtrack import detect, publish, suites
+from benchtrack import detect, suites
 from benchtrack.commands import flags
 from benchtrack.dashboard import read, site
 from benchtrack.detect import Config
 from benchtrack.errors import EXIT_OK, BadInput
+from benchtrack.history import publish
 from benchtrack.history.retention import CONFIG_NAME
 from benchtrack.history.retention import load as load_retention
 from benchtrack.result import ResultDocument

@@ -18,7 +18,7 @@ from benchtrack.gate.machine_load import LoadMeter
 from benchtrack.gate.rounds import RoundPlan, interleave
 from benchtrack.gate.suite_run import toolchain_pins
 from benchtrack.lab import aa
-from benchtrack.runner import affinity_cpus, cpu_model
+from benchtrack.machine.runner import affinity_cpus, cpu_model
 
 NAME = "record-aa"
 HELP = "Record A/A rounds (one commit as base and head) for `benchtrack evaluate`"

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchtrack.gate import placement
-from benchtrack.processes import stop_group
+from benchtrack.machine.processes import stop_group
 
 TAIL_LINES = 30
 

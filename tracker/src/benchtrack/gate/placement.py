@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchtrack.runner import cpu_ids
+from benchtrack.machine.runner import cpu_ids
 
 ALL, ONE, AUTO = "all", "one", "auto"
 # CPUs a side may keep busy and still be stepped on one: a single-threaded benchmark reads

@@ -29,7 +29,7 @@ from benchtrack.gate.round_record import record
 from benchtrack.gate.suite_run import build, child_env, round_log, run_once
 from benchtrack.gate.verdict import budget_look
 from benchtrack.gate.worktree import Checkout
-from benchtrack.processes import Freezer
+from benchtrack.machine.processes import Freezer
 from benchtrack.suites import COUNTED, Suite
 
 # The counts leave the spare CPU once other work keeps this many CPUs busy on average (over at

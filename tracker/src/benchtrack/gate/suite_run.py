@@ -18,7 +18,7 @@ from benchtrack import ingest
 from benchtrack.errors import BadInput
 from benchtrack.gate.model import SuiteFailed, SuiteFailure
 from benchtrack.gate.worktree import Checkout
-from benchtrack.processes import Freezer, shell
+from benchtrack.machine.processes import Freezer, shell
 from benchtrack.suites import Suite
 
 # Inherited variables that would point a checkout's tools at the user's tree or environment
