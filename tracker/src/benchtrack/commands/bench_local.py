@@ -45,6 +45,7 @@ from benchtrack.history.archive import describe
 from benchtrack.history.retention import load as load_retention
 from benchtrack.ingest import ingest, names_own_suite
 from benchtrack.machine import processes
+from benchtrack.machine.cpuset import CpuSet, pinned
 from benchtrack.machine.runner import detect_commit, detect_runner, now_utc, parse_cpus
 from benchtrack.report.terminal import console
 from benchtrack.result import BenchError, Commit, ResultDocument, Runner
@@ -212,7 +213,7 @@ def _cpu_sets(given: list[flags.CpuSet] | None) -> list[flags.CpuSet | None]:
 
 
 def _measure(
-    spec: Suite, runner: Runner, cpus: flags.CpuSet | None, commit: Commit, args, out
+    spec: Suite, runner: Runner, cpus: CpuSet | None, commit: Commit, args, out
 ) -> ResultDocument:
     """Run one suite and ingest what it wrote; a failure becomes the document's `errors`."""
     suite = spec.name
@@ -226,9 +227,7 @@ def _measure(
     if spec.build and not args.raw_command:
         command = f"{spec.build} && {command}"  # built first, into the same log
     # bash -c, as the gate runs the same command (gate/rounds.py)
-    command = ["bash", "-c", command]
-    if cpus is not None:
-        command = ["taskset", "-c", cpus.taskset, *command]
+    command = pinned(cpus.taskset if cpus else None, ["bash", "-c", command])
     env = dict(os.environ)
     env.pop("BENCH_FILTER", None)
     env.update(spec.env)

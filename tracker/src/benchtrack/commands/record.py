@@ -18,7 +18,8 @@ from benchtrack.gate.machine_load import LoadMeter
 from benchtrack.gate.rounds import RoundPlan, interleave
 from benchtrack.gate.suite_run import toolchain_pins
 from benchtrack.lab import aa
-from benchtrack.machine.runner import affinity_cpus, cpu_model
+from benchtrack.machine.cpuset import CpuSet
+from benchtrack.machine.runner import cpu_model
 
 NAME = "record-aa"
 HELP = "Record A/A rounds (one commit as base and head) for `benchtrack evaluate`"
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         "commit": sha,
         "subject": subject,
         "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": f"{affinity_cpus()} CPUs ({cpus or 'unpinned'}), {cpu_model()}, "
+        "machine": f"{CpuSet.allowed().count} CPUs ({cpus or 'unpinned'}), {cpu_model()}, "
         f"{platform.system()} {platform.machine()}",
         "suites": [s.name for s in suites],
         "filter": args.filter,

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchtrack.gate import placement
+from benchtrack.machine.cpuset import pinned
 from benchtrack.machine.processes import stop_group
 
 TAIL_LINES = 30
@@ -93,9 +94,7 @@ class Worker:
         to_r, to_w = os.pipe()
         from_r, from_w = os.pipe()
         env = {**env, "BENCH_STEP": f"{to_r},{from_w}"}
-        argv = ["bash", "-c", command]
-        if cpu is not None:
-            argv = ["taskset", "-c", cpu, *argv]
+        argv = pinned(cpu, ["bash", "-c", command])
         log.parent.mkdir(parents=True, exist_ok=True)
         self._logfile = log.open("w", encoding="utf-8", errors="replace")
         self._logfile.write(f"$ {command}\n(cwd {cwd}, lockstep, cpu {cpu or 'any'})\n")

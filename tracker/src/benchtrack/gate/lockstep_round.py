@@ -11,9 +11,10 @@ from pathlib import Path
 
 from benchtrack.gate import lockstep, placement
 from benchtrack.gate.model import SuiteFailed, SuiteFailure
-from benchtrack.gate.placement import allowed_cpus, one_cpu
+from benchtrack.gate.placement import one_cpu
 from benchtrack.gate.suite_run import RunError, round_log
 from benchtrack.gate.worktree import Checkout
+from benchtrack.machine.cpuset import CpuSet
 from benchtrack.suites import Suite
 
 
@@ -52,7 +53,7 @@ def measure_lockstep(
         clock=suite.clock,
         min_pairs=suite.min_pairs or (5 if n == 1 else 2),
         one=frozenset({int(one_cpu(cpus))}) if auto else None,
-        every=frozenset(allowed_cpus(cpus)),
+        every=frozenset(CpuSet.of(cpus).ids),
         placements={} if placements is None else placements,
     )
     outcomes: list[lockstep.Outcome] = []

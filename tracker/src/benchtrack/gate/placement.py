@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchtrack.machine.runner import cpu_ids
+from benchtrack.machine.cpuset import CpuSet
 
 ALL, ONE, AUTO = "all", "one", "auto"
 # CPUs a side may keep busy and still be stepped on one: a single-threaded benchmark reads
@@ -132,17 +132,11 @@ def choose(used: dict[str, Usage]) -> str:
 
 
 # Where lockstep's two workers share a CPU and where the counts run beside them.
-def allowed_cpus(cpus: str | None) -> list[int]:
-    """The CPUs of `cpus` (a taskset list such as "0-1,3") or of this process's affinity."""
-    return cpu_ids(cpus) if cpus else sorted(os.sched_getaffinity(0))
-
-
 def one_cpu(cpus: str | None) -> str:
     """The CPU both lockstep workers share: the last of `cpus` or of this process's affinity."""
-    return str(allowed_cpus(cpus)[-1])
+    return str(CpuSet.of(cpus).ids[-1])
 
 
 def spare_cpus(cpus: str | None) -> str | None:
     """The CPUs the lockstep workers leave free (a taskset list), or None on a single CPU."""
-    rest = allowed_cpus(cpus)[:-1]
-    return ",".join(map(str, rest)) or None
+    return CpuSet(CpuSet.of(cpus).ids[:-1]).taskset or None

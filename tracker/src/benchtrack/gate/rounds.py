@@ -24,11 +24,12 @@ from benchtrack.gate.beside import CountsBeside
 from benchtrack.gate.lockstep_round import measure_lockstep
 from benchtrack.gate.machine_load import NeighbourMeter
 from benchtrack.gate.model import Rounds, SuiteFailed, SuiteFailure
-from benchtrack.gate.placement import allowed_cpus, spare_cpus
+from benchtrack.gate.placement import spare_cpus
 from benchtrack.gate.round_record import record
 from benchtrack.gate.suite_run import build, child_env, round_log, run_once
 from benchtrack.gate.verdict import budget_look
 from benchtrack.gate.worktree import Checkout
+from benchtrack.machine.cpuset import CpuSet
 from benchtrack.machine.processes import Freezer
 from benchtrack.suites import COUNTED, Suite
 
@@ -178,7 +179,7 @@ def interleave(
             # Counts do not depend on the machine's load: both sides run at once, one per core
             # (one after the other beside lockstep on a single spare CPU). Wall time is
             # measured in lockstep or one side at a time, the two back to back.
-            both = suite.series == COUNTED and (on is None or "," in on or "-" in on)
+            both = suite.series == COUNTED and (on is None or CpuSet.parse(on).count > 1)
             full = pausing and not beside and suite.lockstep and suite.cpus != "one"
             counts = freezer if beside else None
             pattern = patterns[suite.name]
@@ -217,7 +218,7 @@ def interleave(
         # 2-vCPU runner) and count another workload: keep the pools the gate's CPUs give.
         for s in counted:
             for co in sides:
-                envs[s.name, co.side].setdefault("BENCH_THREADS", str(len(allowed_cpus(cpus))))
+                envs[s.name, co.side].setdefault("BENCH_THREADS", str(CpuSet.of(cpus).count))
     main = [s for s in live if beside is None or s not in counted]
     if beside is None and counted:
         data.counts_inside_from = 0
@@ -243,7 +244,7 @@ def interleave(
     for s in live:
         if s.lockstep and s.cpus != "one":
             for co in sides:
-                envs[s.name, co.side].setdefault("BENCH_THREADS", str(len(allowed_cpus(cpus))))
+                envs[s.name, co.side].setdefault("BENCH_THREADS", str(CpuSet.of(cpus).count))
     measuring = time.monotonic()
     data.build_seconds = measuring - started
     if beside is not None:

@@ -18,6 +18,7 @@ from benchtrack import ingest
 from benchtrack.errors import BadInput
 from benchtrack.gate.model import SuiteFailed, SuiteFailure
 from benchtrack.gate.worktree import Checkout
+from benchtrack.machine.cpuset import pinned_shell
 from benchtrack.machine.processes import Freezer, shell
 from benchtrack.suites import Suite
 
@@ -94,7 +95,7 @@ def run_once(
     else:
         raw.unlink(missing_ok=True)
     raw.parent.mkdir(parents=True, exist_ok=True)  # harnesses write there but may not create it
-    command = f"taskset -c {cpus} bash -c {quote(suite.command)}" if cpus else suite.command
+    command = pinned_shell(cpus, suite.command)
     code, tail = shell(command, co.path, env, suite.timeout, log, freezer)
     if not raw.exists():
         raise SuiteFailed(SuiteFailure(co.side, suite.name, "run", tail, log))
@@ -129,7 +130,3 @@ def build(suite: Suite, co: Checkout, env: dict[str, str], log: Path) -> None:
 
 def round_log(logs: Path, rnd: int, side: str, suite: Suite) -> Path:
     return logs / f"round{rnd + 1:02d}-{side}-{suite.name}.log"
-
-
-def quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
