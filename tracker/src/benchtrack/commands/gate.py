@@ -10,12 +10,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-import orjson
 from rich.console import Console
 
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import atomic_write, output_dir
+from benchtrack.fsutil import output_dir
 from benchtrack.gate import (
     config,
     confirm,
@@ -327,9 +326,7 @@ def _report(
     more: str = "",
 ) -> int:
     """gate.json and gate.md in `out_dir`, the verdict on the terminal; the exit code."""
-    atomic_write(out_dir / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    markdown = render.markdown(outcome) + function_diff.markdown(doc.get("functions", {}))
-    atomic_write(out_dir / "gate.md", markdown)
+    markdown = render.write(out_dir, outcome, doc, function_diff.markdown(doc.get("functions", {})))
     if args.summary:
         with args.summary.open("a", encoding="utf-8") as f:
             f.write(markdown if markdown.endswith("\n") else markdown + "\n")

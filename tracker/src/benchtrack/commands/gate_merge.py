@@ -10,7 +10,7 @@ import orjson
 
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import atomic_write, output_dir
+from benchtrack.fsutil import output_dir
 from benchtrack.gate import comment, render, shards
 from benchtrack.gate.outcome import Outcome, sort_rows
 
@@ -75,9 +75,7 @@ def run(args: argparse.Namespace) -> int:
         found[k] = outcome
     merged = merge(found, n, split)
     doc = merged.to_dict()
-    atomic_write(out / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    markdown = render.markdown(merged)
-    atomic_write(out / "gate.md", markdown)
+    markdown = render.write(out, merged, doc)
     pr = next((p.parent / "pr.json" for p in args.shards if (p.parent / "pr.json").is_file()), None)
     if pr is not None:  # the PR number, for pr-comment.yml
         shutil.copyfile(pr, out / "pr.json")
