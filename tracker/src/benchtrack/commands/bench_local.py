@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -217,11 +216,7 @@ def _measure(
 ) -> ResultDocument:
     """Run one suite and ingest what it wrote; a failure becomes the document's `errors`."""
     suite = spec.name
-    raw = Path(spec.raw)
-    if raw.is_dir():  # criterion's home: stale benchmarks of an earlier run must not pass as ours
-        shutil.rmtree(raw)
-    else:
-        raw.unlink(missing_ok=True)
+    raw = spec.fresh_raw(Path())
     log = LOGS / runner.key / f"{suite}.log"
     command = args.raw_command.format(suite=suite) if args.raw_command else spec.command
     if spec.build and not args.raw_command:

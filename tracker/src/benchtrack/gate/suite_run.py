@@ -89,12 +89,7 @@ def run_once(
     freezer: Freezer | None = None,
 ) -> tuple[list, list]:
     """One short measurement of `suite` in checkout `co`: (benchmarks, errors) of its raw output."""
-    raw = co.path / suite.raw
-    if raw.is_dir():
-        shutil.rmtree(raw)  # a stale result must never pass for this round's
-    else:
-        raw.unlink(missing_ok=True)
-    raw.parent.mkdir(parents=True, exist_ok=True)  # harnesses write there but may not create it
+    raw = suite.fresh_raw(co.path)
     command = pinned_shell(cpus, suite.command)
     code, tail = shell(command, co.path, env, suite.timeout, log, freezer)
     if not raw.exists():
