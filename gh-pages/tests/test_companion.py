@@ -15,9 +15,9 @@ import orjson
 import pytest
 from dashboard_fixture import REPO, Built, Watched, run_cli, run_site
 
-from benchtrack.companion import as_companion
 from benchtrack.gate.callgrind import SCHEMA
 from benchtrack.history import new_entries, open_store
+from benchtrack.history.companion import as_companion
 from benchtrack.ingest import ingest
 from benchtrack.result import Commit, Runner
 

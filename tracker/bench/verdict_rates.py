@@ -23,9 +23,9 @@ import tempfile
 from pathlib import Path
 
 from benchtrack import detect
-from benchtrack.companion import split
 from benchtrack.dashboard import expected
 from benchtrack.history import open_store
+from benchtrack.history.companion import split
 from benchtrack.lab import simulate
 
 

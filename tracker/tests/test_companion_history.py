@@ -14,10 +14,10 @@ import orjson
 import pytest
 
 from benchtrack import detect
-from benchtrack.companion import as_companion, split
 from benchtrack.errors import BadInput
 from benchtrack.gate.callgrind import SCHEMA
 from benchtrack.history import new_entries, open_store
+from benchtrack.history.companion import as_companion, split
 from benchtrack.ingest import ingest
 from benchtrack.ingest.callgrind import IRREGULAR, count_unit
 from benchtrack.result import Commit, ResultDocument, Runner

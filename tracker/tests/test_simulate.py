@@ -9,10 +9,10 @@ import orjson
 import pytest
 
 from benchtrack import cli
-from benchtrack.companion import split
 from benchtrack.dashboard import expected
 from benchtrack.errors import BadInput
 from benchtrack.history import open_store
+from benchtrack.history.companion import split
 from benchtrack.history.extra import machine
 from benchtrack.lab import simulate
 

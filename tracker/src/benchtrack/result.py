@@ -44,7 +44,7 @@ NAME_RE = re.compile(r"^([a-z0-9][a-z0-9_\-]*)/([^\x00-\x1f\x7f-\x9f\u2028\u2029
 # An error names a benchmark or a whole group (`rust/walk`, a bench binary that died early).
 ERROR_NAME_RE = NAME_RE
 # A companion series of a benchmark, stored beside it: `<name> (instructions)`, its instruction
-# count (benchtrack.companion). Its document's suite is `<suite>-instructions`.
+# count (benchtrack.history.companion). Its document's suite is `<suite>-instructions`.
 COMPANION_SERIES = ("instructions",)
 COMPANION_RE = re.compile(rf"^(.*) \(({'|'.join(COMPANION_SERIES)})\)$")
 THROUGHPUT_UNIT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ \-]*/s$")

@@ -9,7 +9,7 @@ each one. One `Suite` type serves bench-local, the gate and `benchtrack init`.
     profile = "count"                       # optional: a fixed BENCH_PROFILE (default --profile)
     companion = true                        # optional: the values are instruction counts of
                                             # other suites' benchmarks, stored beside them as
-                                            # `<name> (instructions)` (benchtrack.companion)
+                                            # `<name> (instructions)` (benchtrack.history.companion)
     [bench.suites.rust.env]                 # optional: added to the command's environment
     CARGO_TERM_COLOR = "never"
 

@@ -7,7 +7,7 @@ and `command` with progress, ingest its `raw` output with its `adapter` into a r
 compare it with the previous local run of the same runner key, then append everything to the
 local history and rebuild the dashboard there. A `companion` suite counts instructions of other
 suites' benchmarks and stores them as their companion series `<name> (instructions)`
-(benchtrack.companion).
+(benchtrack.history.companion).
 
 Where things go:
 - result documents: `target/bench/results/<suite>.json` (`.../<runner-key>/<suite>.json` with
@@ -35,12 +35,12 @@ from benchtrack import detect, suites
 from benchtrack.commands import flags
 from benchtrack.commands.compare import add_report_arguments, exit_code, print_report
 from benchtrack.commands.ingest import add_metadata_arguments
-from benchtrack.companion import as_companion
 from benchtrack.compare import SuiteComparison, compare_documents
 from benchtrack.dashboard import read, site
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput, BenchtrackError
 from benchtrack.history import new_entries, open_store
 from benchtrack.history.archive import describe
+from benchtrack.history.companion import as_companion
 from benchtrack.history.retention import load as load_retention
 from benchtrack.ingest import ingest, names_own_suite
 from benchtrack.machine import processes

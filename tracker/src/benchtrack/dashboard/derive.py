@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import orjson
 
-from benchtrack import companion
 from benchtrack.dashboard import expected, machines
 from benchtrack.dashboard.read import SiteHistory
+from benchtrack.history import companion
 
 SCHEMA = "benchtrack.site/1"
 # The overview's small multiples need no more points than pixels: past 2 x OVERVIEW_BUCKETS

@@ -42,11 +42,11 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from benchtrack.companion import split
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
 from benchtrack.history import format as fmt
 from benchtrack.history.append import commit_object, entry_name
+from benchtrack.history.companion import split
 from benchtrack.history.records import bench_record
 from benchtrack.lab import aa
 from benchtrack.result import Benchmark, Commit, Runner
