@@ -200,7 +200,7 @@ def _suites(text: str | None, declared: dict[str, Suite], config: Path) -> list[
     return [declared[n] for n in names]
 
 
-def _cpu_sets(given: list[flags.CpuSet] | None) -> list[flags.CpuSet | None]:
+def _cpu_sets(given: list[CpuSet] | None) -> list[CpuSet | None]:
     """One per runner size; None: run unpinned, on whatever CPUs this process may use."""
     if not given:
         return [None]
@@ -221,7 +221,7 @@ def _measure(
     command = args.raw_command.format(suite=suite) if args.raw_command else spec.command
     if spec.build and not args.raw_command:
         command = f"{spec.build} && {command}"  # built first, into the same log
-    # bash -c, as the gate runs the same command (gate/rounds.py)
+    # bash -c, as the gate runs the same command (gate/suite_run.py)
     command = pinned(cpus.taskset if cpus else None, ["bash", "-c", command])
     env = dict(os.environ)
     env.pop("BENCH_FILTER", None)

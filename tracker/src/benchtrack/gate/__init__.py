@@ -6,6 +6,8 @@ Everything `benchtrack gate`, `gate-merge` and `gate-comment` run at PR time liv
 config         benchtrack.toml: suites, threshold, alpha, rounds
 worktree       git checkouts of base and head outside the user's tree
 rounds         the interleaved runner (A B, B A, …) that keeps one value per benchmark per round
+suite_run      one run of a suite in a checkout; round_record: a round's runs into Rounds
+lockstep_round a lockstep suite's round; beside: the counted suites on the spare CPUs
 lockstep       step-time suites: base and head stepped in turns inside one process pair
 placement      which CPUs each side runs on
 idle           idle CPUs poll while measuring; machine_load: what else the machine did
@@ -16,5 +18,4 @@ confirm        screen, then confirm the candidates in rounds of their own
 outcome        gate.json: the checked result of one runner size
 render         terminal table, Markdown, JSON
 comment        the sticky PR comment from the sizes' gate.json (pr_comment renders it)
-ghrule         github-action-benchmark's and pytest-benchmark's comparison rules
 """

@@ -5,6 +5,7 @@ Nothing here runs at PR time; it imports the gate's own code so its figures are 
 aa            recorded A/A rounds (`benchtrack record`), read back for evaluate
 replay        what the gate would decide, and when, replayed on recorded rounds
 evaluate      error rates of the gate and of the usual rules (`benchtrack evaluate`)
+ghrule        github-action-benchmark's and pytest-benchmark's rules, for that comparison
 stages        the two-stage gate (screen, confirm) on every pseudo-PR of an evaluation
 figures       what evaluate finds, as data (Evaluation, Combined over recordings)
 report        evaluate's Markdown and JSON

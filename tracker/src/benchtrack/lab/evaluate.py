@@ -30,10 +30,10 @@ import math
 import numpy as np
 
 from benchtrack.errors import BadInput
-from benchtrack.gate import ghrule
 from benchtrack.gate import verdict as v
 from benchtrack.gate.config import Confirm
 from benchtrack.gate.outcome import exact_series
+from benchtrack.lab import ghrule
 from benchtrack.lab.aa import AAData
 from benchtrack.lab.figures import CHUNK, LOSSES, Benchmarks, Evaluation, Method
 from benchtrack.lab.replay import Costs, budget_rounds
