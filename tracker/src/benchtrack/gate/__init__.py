@@ -5,6 +5,7 @@ Everything `benchtrack gate`, `gate-merge` and `gate-comment` run at PR time liv
 
 config         benchtrack.toml: suites, threshold, alpha, rounds
 worktree       git checkouts of base and head outside the user's tree
+stages         a PR's screening rounds, then its second stage (what `benchtrack gate` runs)
 rounds         the interleaved runner (A B, B A, …) that keeps one value per benchmark per round
 suite_run      one run of a suite in a checkout; round_record: a round's runs into Rounds
 lockstep_round a lockstep suite's round; beside: the counted suites on the spare CPUs
