@@ -23,7 +23,8 @@ import tempfile
 from pathlib import Path
 
 from benchtrack.gate.idle import polling
-from benchtrack.gate.lockstep import Plan, Worker, measure, paired_values
+from benchtrack.gate.lockstep import Plan, measure, paired_values
+from benchtrack.gate.lockstep_worker import Worker
 
 
 def main(argv: list[str] | None = None) -> int:

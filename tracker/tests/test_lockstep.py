@@ -29,7 +29,7 @@ import psutil
 import pytest
 
 from benchtrack.errors import BadInput
-from benchtrack.gate import lockstep, machine_load, rounds
+from benchtrack.gate import lockstep, lockstep_worker, machine_load, rounds
 from benchtrack.gate.config import Suite, parse
 from benchtrack.gate.lockstep_round import measure_lockstep
 from benchtrack.gate.machine_load import NeighbourMeter
@@ -134,14 +134,14 @@ def bench(name: str, work: int = WORK, unit: str = "calls/s", elements: float = 
 
 def spawn(
     tmp_path: Path, side: str, benchmarks: list[dict], *, cpu: str | None = None, **opts
-) -> lockstep.Worker:
+) -> lockstep_worker.Worker:
     script = tmp_path / "worker.py"
     if not script.exists():
         script.write_text(WORKER)
     spec = tmp_path / f"{side}.json"
     spec.write_text(json.dumps({"side": side, "benchmarks": benchmarks, **opts}))
     command = shlex.join([sys.executable, str(script), str(spec)])
-    return lockstep.Worker(
+    return lockstep_worker.Worker(
         side, command, tmp_path, dict(os.environ), tmp_path / "logs" / f"{side}.log", cpu
     )
 
@@ -261,7 +261,7 @@ def test_run_error_is_a_step_error_and_the_rest_goes_on(tmp_path: Path) -> None:
     head = [bench("t/alpha"), bench("t/beta", mode="error_on_run", at=3), bench("t/gamma")]
     workers = pair_of(tmp_path, base, head)
     out = lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=30), flip=False, timeout=HANG)
-    assert lockstep.StepError("t/beta", "boom in t/beta", "head") in out.errors["head"]
+    assert lockstep_worker.StepError("t/beta", "boom in t/beta", "head") in out.errors["head"]
     assert out.errors["base"] == []  # base ran it fine: only the side that failed reports it
     assert sorted(by_name(out)) == ["t/alpha", "t/gamma"]
     for b in out.benchmarks:
@@ -280,8 +280,8 @@ def test_error_before_ready_is_recorded_and_the_other_side_measured_alone(tmp_pa
     workers = pair_of(tmp_path, base, head)
     out = lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=30), flip=False, timeout=HANG)
     assert out.errors["head"] == [
-        lockstep.StepError("t/beta", "setup exploded"),
-        lockstep.StepError("t/omega", "failed"),
+        lockstep_worker.StepError("t/beta", "setup exploded"),
+        lockstep_worker.StepError("t/omega", "failed"),
     ]
     assert out.errors["base"] == []
     got = by_name(out)
@@ -312,7 +312,7 @@ def test_worker_exiting_mid_protocol_fails_with_its_log_tail(tmp_path: Path) -> 
     base = [bench("t/alpha"), bench("t/beta")]
     head = [bench("t/alpha"), bench("t/beta", mode="exit_on_run")]
     workers = pair_of(tmp_path, base, head, child=True)
-    with pytest.raises(lockstep.WorkerFailed) as caught:
+    with pytest.raises(lockstep_worker.WorkerFailed) as caught:
         lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=30), flip=False, timeout=HANG)
     e = caught.value
     assert e.side == "head" and "exited" in e.message
@@ -332,7 +332,7 @@ def test_worker_breaking_the_protocol_fails(tmp_path: Path, mode: str, expected:
     base = [bench("t/alpha"), bench("t/beta")]
     head = [bench("t/alpha"), bench("t/beta", mode=mode)]
     workers = pair_of(tmp_path, base, head, child=True)
-    with pytest.raises(lockstep.WorkerFailed) as caught:
+    with pytest.raises(lockstep_worker.WorkerFailed) as caught:
         lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=30), flip=False, timeout=HANG)
     assert caught.value.side == "head" and expected in caught.value.message
     assert "worker head started" in caught.value.tail
@@ -344,7 +344,7 @@ def test_timeout_fails_the_hanging_worker(tmp_path: Path) -> None:
     head = [bench("t/alpha", mode="hang")]
     workers = pair_of(tmp_path, base, head, child=True)
     t0 = time.monotonic()
-    with pytest.raises(lockstep.WorkerFailed) as caught:
+    with pytest.raises(lockstep_worker.WorkerFailed) as caught:
         lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=30), flip=False, timeout=2)
     assert 2 <= time.monotonic() - t0 < 8
     assert caught.value.side == "head" and caught.value.message == "timed out"
@@ -354,7 +354,7 @@ def test_timeout_fails_the_hanging_worker(tmp_path: Path) -> None:
 def test_stop_kills_the_whole_group_even_when_sigterm_is_ignored(tmp_path: Path) -> None:
     w = spawn(tmp_path, "head", [bench("t/alpha")], child=True, ignore_term=True)
     w.deadline = time.monotonic() + 30
-    assert w.next_ready([]) == lockstep.Ready("t/alpha", "calls/s", 1.0)
+    assert w.next_ready([]) == lockstep_worker.Ready("t/alpha", "calls/s", 1.0)
     assert len(live_in_group(w.proc.pid)) >= 2  # the worker and its `sleep` child
     t0 = time.monotonic()
     w.stop()
@@ -1149,7 +1149,7 @@ def _harness(
     base_env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | env
     cpu = one_cpu(None)
     workers = {
-        side: lockstep.Worker(side, command, REPO, base_env, tmp_path / f"{side}.log", cpu)
+        side: lockstep_worker.Worker(side, command, REPO, base_env, tmp_path / f"{side}.log", cpu)
         for side in ("base", "head")
     }
     plan = lockstep.Plan(pairs=5, seconds=0.2, clock=clock, step=step)

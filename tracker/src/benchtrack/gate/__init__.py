@@ -9,6 +9,7 @@ stages         a PR's screening rounds, then its second stage (what `benchtrack 
 rounds         the interleaved runner (A B, B A, …) that keeps one value per benchmark per round
 suite_run      one run of a suite in a checkout; round_record: a round's runs into Rounds
 lockstep_round a lockstep suite's round; beside: the counted suites on the spare CPUs
+lockstep_worker one side's step worker process and the protocol spoken with it
 lockstep       step-time suites: base and head stepped in turns inside one process pair
 placement      which CPUs each side runs on
 idle           idle CPUs poll while measuring; machine_load: what else the machine did

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchtrack.gate import lockstep, placement
+from benchtrack.gate import lockstep, lockstep_worker, placement
 from benchtrack.gate.model import SuiteFailed, SuiteFailure
 from benchtrack.gate.placement import one_cpu
 from benchtrack.gate.suite_run import RunError, round_log
@@ -57,7 +57,7 @@ def measure_lockstep(
         placements={} if placements is None else placements,
     )
     outcomes: list[lockstep.Outcome] = []
-    workers: dict[str, lockstep.Worker] = {}  # each side's worker to quote: one that failed
+    workers: dict[str, lockstep_worker.Worker] = {}  # each side's worker to quote: one that failed
     for k in range(n):
         # The second process pair starts in the other order, and so on, so that both sides
         # start first equally often within the round too.
@@ -112,7 +112,7 @@ def _lockstep_once(
 ):
     """One pair of workers (the round's `k`-th): (the outcome, the workers), or (the failed
     side's checkout, SuiteFailed)."""
-    workers: dict[str, lockstep.Worker] = {}
+    workers: dict[str, lockstep_worker.Worker] = {}
     try:
         # Started in the given order (base first one round, head the next): whatever the
         # first process to start gets (memory, the page cache's state) must not always go to
@@ -122,11 +122,13 @@ def _lockstep_once(
             if k:
                 log = log.with_name(f"{log.stem}-p{k + 1}{log.suffix}")
             env = envs[suite.name, co.side]
-            workers[co.side] = lockstep.Worker(co.side, suite.command, co.path, env, log, cpu)
+            workers[co.side] = lockstep_worker.Worker(
+                co.side, suite.command, co.path, env, log, cpu
+            )
         workers = {side: workers[side] for side in ("base", "head")}
         flip = order[0].side == "head"
         outcome = lockstep.measure(workers, plan, flip=flip, timeout=suite.timeout, want=want)
-    except lockstep.WorkerFailed as e:  # measure() has stopped both workers
+    except lockstep_worker.WorkerFailed as e:  # measure() has stopped both workers
         failed = next(co for co in order if co.side == e.side)
         fail = SuiteFailure(e.side, suite.name, "run", e.tail, workers[e.side].log)
         return failed, SuiteFailed(fail)
@@ -166,7 +168,7 @@ def _per_process(outcomes: list[lockstep.Outcome], pool: str) -> lockstep.Outcom
                 kept = {"base": [b for b, _ in values], "head": [h for _, h in values]}
             setattr(one, clock, kept)
         merged.append(one)
-    errors: dict[str, list[lockstep.StepError]] = {"base": [], "head": []}
+    errors: dict[str, list[lockstep_worker.StepError]] = {"base": [], "head": []}
     codes = {"base": 0, "head": 0}
     for outcome in outcomes:
         for side in errors:

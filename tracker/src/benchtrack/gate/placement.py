@@ -60,7 +60,7 @@ def _stat(pid: str, tid: str | None = None) -> list[str] | None:
 
 
 def processes(sids: Iterable[int]) -> list[int]:
-    """The live processes of the sessions `sids` (a worker starts its own: lockstep.Worker)."""
+    """The live processes of the sessions `sids` (each worker starts its own: lockstep_worker)."""
     wanted = set(sids)
     out = []
     for entry in _PROC.iterdir():
