@@ -134,43 +134,63 @@ def interleave(
     A suite that fails to build or run on either side is dropped for both (its failure recorded
     in `failures`); the other suites go on. Round logs go under `logs`.
     """
-    suites, sides, looks, cpus, budget = plan.suites, plan.sides, plan.looks, plan.cpus, plan.budget
-    data = Rounds()
-    started = time.monotonic()
-    meter = NeighbourMeter(WINDOW_SECONDS)  # from here, so the builds' span is seen too
-    exact = isinstance(plan.name_filter, dict)
-    filters = plan.name_filter if exact else {s.name: plan.name_filter for s in suites}
-    patterns = {s.name: _both(filters.get(s.name), plan.only) for s in suites}
-    live = list(suites)
-    base_cache = next(co.cache for co in sides if co.side == "base")
-    envs = {
-        (s.name, co.side): child_env(co, s, plan.pins, filters.get(s.name), exact, base_cache)
-        for s in suites
-        for co in sides
-    }
-
-    def drop(suite: Suite, failure: SuiteFailure) -> None:
-        failures.append(failure)
-        live.remove(suite)
-        progress(f"{suite.name}: {failure.side} failed to {failure.what}; see {failure.log}")
-
+    run = _Interleaving(plan, logs, progress, failures)
     if plan.builds:
-        _build_all(list(live), sides, envs, logs, progress, drop)
-    base, head = sides
-    lock = threading.Lock()  # the counts' thread records into `data` too
+        _build_all(list(run.live), plan.sides, run.envs, logs, progress, run.drop)
+    main = run.place_counts()
+    run.data.build_seconds = time.monotonic() - run.started
+    return run.rounds(main, stop_when)
 
-    freezer = Freezer()  # the counts beside the rounds; paused while a suite needs every CPU
 
-    def auto_choices(suite: Suite) -> dict[str, str] | None:
+class _Interleaving:
+    """One interleave() call: the suites still live, their environments and name patterns, the
+    rounds recorded so far, and the counted suites' thread when they run beside the rounds."""
+
+    def __init__(
+        self, plan: RoundPlan, logs: Path, progress: Progress, failures: list[SuiteFailure]
+    ) -> None:
+        self.plan, self.logs, self.progress, self.failures = plan, logs, progress, failures
+        self.data = Rounds()
+        self.started = time.monotonic()
+        self.meter = NeighbourMeter(WINDOW_SECONDS)  # from here, so the builds' span is seen too
+        exact = isinstance(plan.name_filter, dict)
+        filters = plan.name_filter if exact else {s.name: plan.name_filter for s in plan.suites}
+        self.patterns = {s.name: _both(filters.get(s.name), plan.only) for s in plan.suites}
+        self.live = list(plan.suites)
+        base_cache = next(co.cache for co in plan.sides if co.side == "base")
+        self.envs = {
+            (s.name, co.side): child_env(co, s, plan.pins, filters.get(s.name), exact, base_cache)
+            for s in plan.suites
+            for co in plan.sides
+        }
+        self.lock = threading.Lock()  # the counts' thread records into `data` too
+        self.freezer = (
+            Freezer()
+        )  # the counts beside the rounds; paused while a suite needs every CPU
+        self.pausing = False  # set once the counts run beside the rounds
+        self.counts: CountsBeside | None = None
+        self.counted: list[Suite] = []
+        self.most = 0  # the counted suites' rounds
+        self.inside = 0  # the next count round the rounds owe, once the counts are handed back
+
+    def drop(self, suite: Suite, failure: SuiteFailure) -> None:
+        self.failures.append(failure)
+        self.live.remove(suite)
+        self.progress(f"{suite.name}: {failure.side} failed to {failure.what}; see {failure.log}")
+
+    def _auto_choices(self, suite: Suite) -> dict[str, str] | None:
         """A `cpus = "auto"` suite's placements so far: each benchmark probed once a run."""
-        return data.placements.setdefault(suite.name, {}) if suite.cpus == placement.AUTO else None
+        if suite.cpus != placement.AUTO:
+            return None
+        return self.data.placements.setdefault(suite.name, {})
 
-    pausing = False  # set once the counts run beside the rounds
-
-    def run_round(rnd: int, suites: list[Suite], on: str | None, stop=None, beside=False) -> None:
+    def run_round(
+        self, rnd: int, suites: list[Suite], on: str | None, stop=None, beside=False
+    ) -> None:
+        base, head = self.plan.sides
         order = (base, head) if rnd % 2 == 0 else (head, base)
         for suite in suites:
-            if suite not in live or (suite.rounds is not None and rnd >= suite.rounds):
+            if suite not in self.live or (suite.rounds is not None and rnd >= suite.rounds):
                 continue  # dropped, or a deterministic series that needs no more rounds
             if suite.one_run and rnd > 0:
                 continue  # its first run gave all its rounds
@@ -180,103 +200,108 @@ def interleave(
             # (one after the other beside lockstep on a single spare CPU). Wall time is
             # measured in lockstep or one side at a time, the two back to back.
             both = suite.series == COUNTED and (on is None or CpuSet.parse(on).count > 1)
-            full = pausing and not beside and suite.lockstep and suite.cpus != "one"
-            counts = freezer if beside else None
-            pattern = patterns[suite.name]
-            want = pattern.search if pattern else None
-            with freezer.paused() if full else contextlib.nullcontext():
+            full = self.pausing and not beside and suite.lockstep and suite.cpus != "one"
+            pattern = self.patterns[suite.name]
+            with self.freezer.paused() if full else contextlib.nullcontext():
                 runs = _measure(
                     suite,
                     order,
-                    envs,
+                    self.envs,
                     on,
-                    logs,
+                    self.logs,
                     rnd,
                     both=both,
-                    freezer=counts,
-                    want=want,
-                    placements=auto_choices(suite),
+                    freezer=self.freezer if beside else None,
+                    want=pattern.search if pattern else None,
+                    placements=self._auto_choices(suite),
                 )
-            with lock:
-                record(data, suite, rnd, runs, pattern, looks[-1], drop, progress)
+            with self.lock:
+                last = self.plan.looks[-1]
+                record(self.data, suite, rnd, runs, pattern, last, self.drop, self.progress)
 
-    # The counted suites' rounds beside the rest, when lockstep leaves a CPU free.
-    spare = spare_cpus(cpus)
-    counted = [s for s in live if s.series == COUNTED]
-    beside = None
-    most = max((s.rounds or looks[-1] for s in counted), default=0)
+    def _crowded(self) -> bool:
+        others = self.meter.neighbour()
+        self.data.neighbour = list(self.meter.readings)
+        return others is not None and others >= self.plan.crowded_at
 
-    def crowded() -> bool:
-        others = meter.neighbour()
-        data.neighbour = list(meter.readings)
-        return others is not None and others >= plan.crowded_at
+    def place_counts(self) -> list[Suite]:
+        """The counted suites' rounds beside the rest when lockstep leaves a CPU free (their
+        thread made, not started), and every pool sized; the suites the rounds run."""
+        cpus, sides = self.plan.cpus, self.plan.sides
+        every = str(CpuSet.of(cpus).count)
+        spare = spare_cpus(cpus)
+        self.counted = [s for s in self.live if s.series == COUNTED]
+        self.most = max((s.rounds or self.plan.looks[-1] for s in self.counted), default=0)
+        if spare and self.counted and any(s.lockstep for s in self.live):
+            self.counts = CountsBeside(
+                self.counted, self.most, spare, self.run_round, self._crowded
+            )
+            self.pausing = True
+            # Pinned to the spare CPUs, a harness would size its pools to them (one thread on a
+            # 2-vCPU runner) and count another workload: keep the pools the gate's CPUs give.
+            for s in self.counted:
+                for co in sides:
+                    self.envs[s.name, co.side].setdefault("BENCH_THREADS", every)
+        if self.counts is None and self.counted:
+            self.data.counts_inside_from = 0
+        # A full-size lockstep suite's workers size their pools to every CPU of the job.
+        for s in self.live:
+            if s.lockstep and s.cpus != "one":
+                for co in sides:
+                    self.envs[s.name, co.side].setdefault("BENCH_THREADS", every)
+        return [s for s in self.live if self.counts is None or s not in self.counted]
 
-    if spare and counted and any(s.lockstep for s in live):
-        beside = CountsBeside(counted, most, spare, run_round, crowded)
-        pausing = True
-        # Pinned to the spare CPUs, a harness would size its pools to them (one thread on a
-        # 2-vCPU runner) and count another workload: keep the pools the gate's CPUs give.
-        for s in counted:
-            for co in sides:
-                envs[s.name, co.side].setdefault("BENCH_THREADS", str(CpuSet.of(cpus).count))
-    main = [s for s in live if beside is None or s not in counted]
-    if beside is None and counted:
-        data.counts_inside_from = 0
-    inside = 0  # the next count round the rounds owe, once the counts are handed back
-
-    def counts_inside(rnd: int) -> None:
+    def counts_inside(self, rnd: int) -> None:
         """Once the counts are handed back: their rounds up to `rnd` inside the rounds."""
-        nonlocal inside
-        if beside is None or not beside.handed_back:
+        counts, data = self.counts, self.data
+        if counts is None or not counts.handed_back:
             return
-        beside.join()  # it stopped before starting another count round
+        counts.join()  # it stopped before starting another count round
         if data.counts_inside_from is None:
-            inside = data.counts_inside_from = beside.done
-            progress(
-                f"counts from round {inside + 1} inside the rounds: a neighbour keeps "
+            self.inside = data.counts_inside_from = counts.done
+            self.progress(
+                f"counts from round {self.inside + 1} inside the rounds: a neighbour keeps "
                 f"{data.neighbour[-1]:g} CPUs busy"
             )
-        for j in range(inside, min(rnd + 1, most)):
-            run_round(j, counted, cpus)
-            inside = j + 1
+        for j in range(self.inside, min(rnd + 1, self.most)):
+            self.run_round(j, self.counted, self.plan.cpus)
+            self.inside = j + 1
 
-    # A full-size lockstep suite's workers size their pools to every CPU of the job.
-    for s in live:
-        if s.lockstep and s.cpus != "one":
-            for co in sides:
-                envs[s.name, co.side].setdefault("BENCH_THREADS", str(CpuSet.of(cpus).count))
-    measuring = time.monotonic()
-    data.build_seconds = measuring - started
-    if beside is not None:
-        beside.start()
-    schedule = list(looks)  # the looks to take; the budget may move the last one earlier
-    try:
-        for rnd in range(looks[-1]):
-            if not live:
-                break
-            round_started = time.monotonic()
-            order = (base, head) if rnd % 2 == 0 else (head, base)
-            data.orders.append(f"{order[0].side},{order[1].side}")
-            run_round(rnd, main, cpus)
-            if beside is not None and rnd + 1 in schedule:
-                beside.wait(rnd + 1)  # a look judges the counts' rounds too
-            counts_inside(rnd)
-            data.round_seconds.append(time.monotonic() - round_started)
-            data.seconds = time.monotonic() - started
-            if rnd + 1 == schedule[-1] or (rnd + 1 in schedule and stop_when(data)):
-                break
-            if budget is not None and rnd + 1 in schedule:
-                pace = (time.monotonic() - measuring) / (rnd + 1)
-                kept = _within_budget(schedule, rnd + 1, data, budget, pace, progress)
-                if kept is None:
+    def rounds(self, main: list[Suite], stop_when: Callable[[Rounds], bool]) -> Rounds:
+        """The rounds, to the last look or the one `stop_when` or the budget ends them at."""
+        plan, data, counts = self.plan, self.data, self.counts
+        base, head = plan.sides
+        measuring = time.monotonic()
+        if counts is not None:
+            counts.start()
+        schedule = list(plan.looks)  # the looks to take; the budget may move the last one earlier
+        try:
+            for rnd in range(plan.looks[-1]):
+                if not self.live:
                     break
-                schedule = kept
-    finally:
-        if beside is not None:
-            beside.stop.set()  # no new count run starts; the one under way ends
-            beside.join()
-    data.seconds = time.monotonic() - started
-    return data
+                round_started = time.monotonic()
+                order = (base, head) if rnd % 2 == 0 else (head, base)
+                data.orders.append(f"{order[0].side},{order[1].side}")
+                self.run_round(rnd, main, plan.cpus)
+                if counts is not None and rnd + 1 in schedule:
+                    counts.wait(rnd + 1)  # a look judges the counts' rounds too
+                self.counts_inside(rnd)
+                data.round_seconds.append(time.monotonic() - round_started)
+                data.seconds = time.monotonic() - self.started
+                if rnd + 1 == schedule[-1] or (rnd + 1 in schedule and stop_when(data)):
+                    break
+                if plan.budget is not None and rnd + 1 in schedule:
+                    pace = (time.monotonic() - measuring) / (rnd + 1)
+                    kept = _within_budget(schedule, rnd + 1, data, plan.budget, pace, self.progress)
+                    if kept is None:
+                        break
+                    schedule = kept
+        finally:
+            if counts is not None:
+                counts.stop.set()  # no new count run starts; the one under way ends
+                counts.join()
+        data.seconds = time.monotonic() - self.started
+        return data
 
 
 def _build_all(
