@@ -34,8 +34,8 @@ from pathlib import Path
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
 from benchtrack.gate import function_diff
+from benchtrack.ingest.callgrind import SCHEMA
 
-SCHEMA = "benchtrack.callgrind/1"
 MARKER = "getppid"
 _SUMMARY = re.compile(rb"^summary:\s*(\d+)", re.M)
 
