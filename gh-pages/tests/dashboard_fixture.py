@@ -143,7 +143,7 @@ def make_history(root: Path) -> Path:
     return root
 
 
-# The shipped generator's realistic histories (benchtrack.simulate): 160 merges on 1, 2 and 4
+# The shipped generator's realistic histories (benchtrack.lab.simulate): 160 merges on 1, 2 and 4
 # vCPU, noise from the shipped recordings, 12 known steps (6 at the latest merge).
 SIM_MERGES = 160
 SIM_SEED = 1
@@ -160,7 +160,7 @@ class Simulated:
 def build_simulated(root: Path, scenario: str) -> Simulated:
     """The generator's history, its change points (`benchtrack detect --write`) and its site."""
     history = root / "history"
-    gen = [sys.executable, "-m", "benchtrack.simulate", str(history), "--scenario", scenario]
+    gen = [sys.executable, "-m", "benchtrack.lab.simulate", str(history), "--scenario", scenario]
     args = ["--merges", str(SIM_MERGES), "--seed", str(SIM_SEED)]
     proc = subprocess.run([*gen, *args], capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 0, proc.stderr

@@ -2,7 +2,7 @@
 
     uv run --frozen python gh-pages/tests/perf_dashboard.py [--history DIR] [--runs 3]
 
-Without --history it writes the synthetic history (benchtrack.synthetic: 2,000 commits x 150
+Without --history it writes the synthetic history (benchtrack.lab.synthetic: 2,000 commits x 150
 benchmarks x 3 runner sizes) into a temporary directory first (minutes). It builds the site into the
 history with `benchtrack site`, serves it from a loopback http.server and from file://, and reports
 in headless Chromium:
@@ -88,7 +88,7 @@ def main() -> int:
         history = Path(tempfile.mkdtemp(prefix="benchtrack-synthetic-"))
         print(f"writing the synthetic history into {history} …", flush=True)
         subprocess.run(
-            [sys.executable, "-m", "benchtrack.synthetic", str(history)], check=True, cwd=REPO
+            [sys.executable, "-m", "benchtrack.lab.synthetic", str(history)], check=True, cwd=REPO
         )
     subprocess.run(
         [sys.executable, "-m", "benchtrack.cli", "site", str(history)], check=True, cwd=REPO

@@ -15,10 +15,10 @@ import orjson
 import pytest
 from dashboard_fixture import REPO, Built, Watched, run_cli, run_site
 
-from benchtrack.callgrind import SCHEMA
-from benchtrack.companion import as_companion
 from benchtrack.history import new_entries, open_store
+from benchtrack.history.companion import as_companion
 from benchtrack.ingest import ingest
+from benchtrack.ingest.callgrind import SCHEMA
 from benchtrack.result import Commit, Runner
 
 PERL = REPO / "tracker/tests/fixtures/perl/perl.json"

@@ -476,8 +476,8 @@ def _load_js(path: Path, prefix: bytes) -> dict:
 
 
 def test_large_history_overview_reads_bucket_means(tmp_path: Path, browser: object) -> None:
-    from benchtrack import synthetic
-    from benchtrack.site import OVERVIEW_BUCKETS
+    from benchtrack.dashboard.derive import OVERVIEW_BUCKETS
+    from benchtrack.lab import synthetic
 
     history = tmp_path / "h"
     commits = 2 * OVERVIEW_BUCKETS + 100

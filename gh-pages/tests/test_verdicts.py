@@ -1,6 +1,6 @@
 """What changed at the latest merge, told from noise: the dashboard on realistic histories.
 
-Each history is built by the shipped generator (`python -m benchtrack.simulate`: 160 merges on
+Each history is built by the shipped generator (`python -m benchtrack.lab.simulate`: 160 merges on
 1, 2 and 4 vCPU, every run's noise drawn from the shipped A/A recordings, 12 known steps, 6 of them
 at the latest merge), its change points found by the real `benchtrack detect --write`, its site
 built by the real `benchtrack site`, and read in Chromium. Two histories: steps in CPU-bound code
@@ -10,7 +10,7 @@ At the latest merge: of the unchanged benchmark x runner pairs at most 1% are co
 stepped pairs (every step >= 10%) at least 95% are, and by their quiet series; the sentence names
 exactly the stepped benchmarks. The same rule judged in the page over the 40 merges before it
 (Compare's judgement, each merge against its own history) colours at most 1% of unchanged pairs.
-And the page's expected ranges are the index's (benchtrack.expected), to the digit."""
+And the page's expected ranges are the index's (benchtrack.dashboard.expected), to the digit."""
 
 from __future__ import annotations
 
@@ -88,7 +88,8 @@ def test_compare_judges_every_merge_alike_and_the_page_agrees_with_the_index(
     )
     latest = {s["benchmark"] for s in truth["steps"] if s["merge"] == MERGES - 1}
     assert sorted(named) == sorted(latest)
-    # the page's ranges (from the series) are the index's (benchtrack.expected) at the latest run
+    # the page's ranges (from the series) are the index's (benchtrack.dashboard.expected) at the
+    # latest run
     diffs = p.evaluate(
         """() => { const app = window.BenchtrackDashboard, out = [];
           for (const b of app.BENCHES) for (const [key, l] of Object.entries(b.last)) {

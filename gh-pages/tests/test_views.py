@@ -1,4 +1,4 @@
-"""The views on the generator's realistic history (benchtrack.simulate, "counted"), in Chromium:
+"""The views on the generator's realistic history (benchtrack.lab.simulate, "counted"), in Chromium:
 Scaling never stays blank, nothing overflows a 400 px phone, Regressions lists events across
 runner sizes with dates, recovery and dismissal, each runner's machine and where it changed, the
 archived change points, and the performance bars: first charts within 1 s, a first screen of at
@@ -14,7 +14,7 @@ import orjson
 import pytest
 from dashboard_fixture import PHONE, Simulated, Watched, context_options, run_cli, run_site
 
-from benchtrack.simulate import CPU_CHANGE_SIZE, LABEL, NEW_MACHINE
+from benchtrack.lab.simulate import CPU_CHANGE_SIZE, LABEL, NEW_MACHINE
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ With ``BENCHTRACK_PROFILES`` set (the gate sets it), each benchmark then runs on
 uninstrumented, under ``sys.settrace``, which counts the lines each Python function executes
 (in threads started from then on too, and in the work a thread pool's existing workers run):
 callgrind alone names only the interpreter's C functions. Written once per benchmark and gate
-side as a ``benchtrack.profile/1`` file, the shape ``benchtrack.function_diff`` reads (one more
+side as a ``benchtrack.profile/1`` file, the shape ``benchtrack.gate.function_diff`` reads (one more
 run per benchmark, outside the counted ones, so the counts are untouched).
 """
 

@@ -35,7 +35,8 @@ import numpy as np
 
 from benchtrack.detect.config import Config
 from benchtrack.detect.method import find_steps
-from benchtrack.gate import aa
+from benchtrack.lab import aa
+from benchtrack.machine.cpuset import CpuSet
 
 HERE = Path(__file__).resolve().parent
 NOISE_DIR = HERE / "noise"
@@ -96,7 +97,7 @@ def record(runs: int, out: Path) -> None:
     doc = {
         "source": "tracker/bench/bench_detect.py record: asyncio_patterns, one process per run",
         "recorded": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "cpus": len(os.sched_getaffinity(0)),
+        "cpus": CpuSet.allowed().count,
         "runs": runs,
         "benchmarks": values,
     }

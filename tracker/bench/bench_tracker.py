@@ -1,6 +1,6 @@
 """The tracker's own performance benchmark (`cargo make bench-tracker`): not a timed test.
 
-On a synthetic history of 2,000 commits x 150 benchmarks x 3 runner sizes (benchtrack.synthetic,
+On a synthetic history of 2,000 commits x 150 benchmarks x 3 runner sizes (benchtrack.lab.synthetic,
 fixed seed) it measures, each phase in a fresh process so that its peak memory is its own, and
 each phase --repeat times (median reported, with the range: this machine is shared and noisy):
 
@@ -113,7 +113,7 @@ def child(phase: str, work: Path, commits: int) -> dict:
 
 def prepare(work: Path, commits: int) -> float:
     """Synthetic history (cached in `work`) and the run to append; seconds generating."""
-    from benchtrack import synthetic
+    from benchtrack.lab import synthetic
 
     pristine = work / f"pristine-{commits}"
     seconds = 0.0

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import read_maybe_gzip
+from benchtrack.machine.cpuset import pinned
 from benchtrack.stepworker.criterion import per_call
 
 # Each from a step's samples: per-iteration times, iteration counts, sample times.
@@ -49,11 +50,11 @@ LIMIT = 3.49  # % (see the docstring)
 def _step(binary: str, name: str, home: str) -> tuple[list[float], list[float], list[float]]:
     shutil.rmtree(home, ignore_errors=True)
     pattern = "^" + name.replace("/", "\\/") + "$"
-    argv = [
-        "taskset", "-c", "1", binary, "--bench", pattern, "--noplot",
+    argv = pinned("1", [
+        binary, "--bench", pattern, "--noplot",
         "--warm-up-time", "0.01", "--measurement-time", "0.02",
         "--sample-size", "10", "--nresamples", "1000",
-    ]  # fmt: skip
+    ])  # fmt: skip
     env = {**os.environ, "CRITERION_HOME": home}
     subprocess.run(argv, env=env, check=True, capture_output=True)
     [found] = [p for p in Path(home).rglob("sample.json") if p.parent.name == "new"]

@@ -25,8 +25,8 @@ import numpy as np
 from noise_decompose import robust_sd
 
 from benchtrack.errors import BadInput
-from benchtrack.gate import aa
 from benchtrack.gate.config import split_key
+from benchtrack.lab import aa
 
 SERIES = ("time", "instructions")
 

@@ -22,8 +22,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchtrack.gate.lockstep import Plan, Worker, measure, paired_values
-from benchtrack.idle import polling
+from benchtrack.gate.idle import polling
+from benchtrack.gate.lockstep import Plan, measure, paired_values
+from benchtrack.gate.lockstep_worker import Worker
+from benchtrack.machine.cpuset import CpuSet
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         **os.environ,
         "BENCH_FILTER": args.filter,
         "BENCH_PROFILE": args.profile,
-        "BENCH_THREADS": str(len(os.sched_getaffinity(0))),
+        "BENCH_THREADS": str(CpuSet.allowed().count),
         "BENCH_STEP_CLOCK": "wall",
     }
     plan = Plan(pairs=100, seconds=0.5)  # the Rust gate suites' pairs and pair_seconds

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchtrack.gate import aa
 from benchtrack.gate.config import split_key
+from benchtrack.lab import aa
 
 MAD_TO_SD = 1.4826
 

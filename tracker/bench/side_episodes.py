@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from benchtrack.errors import BadInput
-from benchtrack.gate import aa
+from benchtrack.lab import aa
 
 Z = 4.0
 

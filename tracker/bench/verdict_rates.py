@@ -1,8 +1,8 @@
 """How often the dashboard's verdicts colour noise, and how often they miss a step: the rule of
-benchtrack.expected on the shipped generator's histories (gh-pages/README.md, "When a change is
-coloured"; gh-pages/tests/test_verdicts.py checks seed 1 of each scenario in Chromium).
+benchtrack.dashboard.expected on the shipped generator's histories (gh-pages/README.md, "When a
+change is coloured"; gh-pages/tests/test_verdicts.py checks seed 1 of each scenario in Chromium).
 
-For each scenario and seed: `benchtrack.simulate` writes the history (160 merges on 1, 2 and 4
+For each scenario and seed: `benchtrack.lab.simulate` writes the history (160 merges on 1, 2 and 4
 vCPU, the shipped recordings' noise, 12 known steps, 6 at the latest merge), `benchtrack detect`
 finds its change points (where each series' windows start), and every benchmark x runner pair is
 judged as the page judges it: each of its series against its own expected range, changed when
@@ -22,9 +22,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchtrack import detect, expected, simulate
-from benchtrack.companion import split
+from benchtrack import detect
+from benchtrack.dashboard import expected
 from benchtrack.history import open_store
+from benchtrack.history.companion import split
+from benchtrack.lab import simulate
 
 
 def judge(series: list, key: str, j: int, steps: dict) -> tuple[str, str]:

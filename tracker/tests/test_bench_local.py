@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from benchtrack.cli import main
+from benchtrack.machine.cpuset import CpuSet
 from benchtrack.result import ResultDocument
-from benchtrack.runner import affinity_cpus
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CONFIG = Path(__file__).resolve().parents[2] / "benchtrack.toml"  # this repository's suites
@@ -75,7 +75,7 @@ SUITES = ("rust", "python", "perl", "rust-instructions", "python-instructions", 
 
 
 def test_first_run_then_compare_with_it(repo, capsys):
-    key = f"local-{affinity_cpus()}cpu"
+    key = f"local-{CpuSet.allowed().count}cpu"
     assert bench_local() == 0
     out = capsys.readouterr().out
     assert out.count("no previous local run") == len(SUITES)
@@ -126,13 +126,13 @@ def test_filter_reaches_the_harness_and_skips_history(repo, capsys):
     script = repo / "suite.py"
     script.write_text(script.read_text() + "\nprint('filter', os.environ.get('BENCH_FILTER'))\n")
     assert bench_local("--suite", "perl", "--filter", "rss") == 0
-    key = f"local-{affinity_cpus()}cpu"
+    key = f"local-{CpuSet.allowed().count}cpu"
     assert "filter rss" in (repo / "target/bench/logs" / key / "perl.log").read_text()
     assert "history: not appended" in capsys.readouterr().out
     assert not (repo / ".bench/history/bench").exists()
 
 
-@pytest.mark.skipif(affinity_cpus() < 2, reason="two runner sizes need two CPUs")
+@pytest.mark.skipif(CpuSet.allowed().count < 2, reason="two runner sizes need two CPUs")
 def test_each_cpus_flag_is_a_runner_size_of_its_own(repo, capsys):
     assert bench_local("--cpus", "1", "--cpus", "0-1", "--suite", "perl", "--no-history") == 0
     for key, cpus in (("local-1cpu", 1), ("local-2cpu", 2)):
@@ -208,14 +208,14 @@ def test_results_only_mode_neither_compares_nor_keeps_a_baseline(repo, capsys, m
     script.write_text(script.read_text() + "\nprint('filter', os.environ.get('BENCH_FILTER'))\n")
     assert bench_local("--suite", "perl") == 0  # a baseline exists now
     monkeypatch.setenv("BENCH_FILTER", "coro")  # as CI passes it
-    last = repo / ".bench/last" / f"local-{affinity_cpus()}cpu" / "perl.json"
+    last = repo / ".bench/last" / f"local-{CpuSet.allowed().count}cpu" / "perl.json"
     before = last.read_bytes()
     capsys.readouterr()
     assert bench_local("--suite", "perl", "--no-history") == 0
     out = capsys.readouterr().out
     assert "no previous local run" not in out and "unchanged" not in out
     assert last.read_bytes() == before
-    log = repo / "target/bench/logs" / f"local-{affinity_cpus()}cpu" / "perl.log"
+    log = repo / "target/bench/logs" / f"local-{CpuSet.allowed().count}cpu" / "perl.log"
     assert "filter coro" in log.read_text()
 
 
@@ -234,7 +234,7 @@ def test_counts_are_stored_beside_each_benchmark_as_its_instructions_series(repo
     smaller-is-better entry."""
     from benchtrack.history import open_store
 
-    key = f"local-{affinity_cpus()}cpu"
+    key = f"local-{CpuSet.allowed().count}cpu"
     assert bench_local("--suite", "perl,perl-instructions,python-instructions") == 0
     perl = ResultDocument.load(repo / "target/bench/results/perl.json")
     counts = ResultDocument.load(repo / "target/bench/results/perl-instructions.json")
@@ -260,8 +260,8 @@ def test_counts_are_stored_beside_each_benchmark_as_its_instructions_series(repo
 def test_the_local_history_is_pruned_after_the_append(repo, capsys, monkeypatch):
     """With [history.retention] in ./benchtrack.toml (the repository's: 90 days, then one a
     week), bench-local appends, then moves what the retention no longer keeps to archive.js."""
-    from benchtrack import synthetic
     from benchtrack.history import format as fmt
+    from benchtrack.lab import synthetic
 
     monkeypatch.setenv("BENCHTRACK_RUNNER_LABEL", "ubuntu-latest")
     monkeypatch.setenv("BENCHTRACK_RUNNER_CPUS", "2")
@@ -294,7 +294,7 @@ def test_an_unreadable_history_exits_2_before_running(repo, capsys):
     """A data.js a run could not append to is found before measuring: nothing run, the last run
     (the next comparison's baseline) and the history left as they were."""
     assert bench_local("--suite", "perl") == 0
-    key = f"local-{affinity_cpus()}cpu"
+    key = f"local-{CpuSet.allowed().count}cpu"
     data_js = repo / ".bench/history/bench" / key / "data.js"
     last = repo / ".bench/last" / key / "perl.json"
     data_js.write_text(data_js.read_text()[:-40])  # cut off mid-write

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from benchtrack import callgrind
 from benchtrack.errors import BadInput
-from benchtrack.gate import config
+from benchtrack.gate import callgrind, config
 from benchtrack.ingest import callgrind as ingest_callgrind
 
 REPO = Path(__file__).resolve().parents[2]

@@ -26,8 +26,8 @@ import pytest
 from benchtrack import cli, commands
 from benchtrack.commands import flags, gate_selftest
 from benchtrack.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED
+from benchtrack.machine.cpuset import CpuSet
 from benchtrack.result import ResultDocument
-from benchtrack.runner import allowed_cpus
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -100,10 +100,10 @@ def test_a_threshold_is_a_percentage(name: str, capsys) -> None:
 
 @pytest.mark.parametrize("name", with_flag("--cpus"))
 def test_cpus_is_a_count_or_a_taskset_list(name: str, capsys) -> None:
-    allowed = allowed_cpus()
+    allowed = CpuSet.allowed().ids
     last = allowed[-1]
 
-    def cpus(text: str) -> flags.CpuSet:
+    def cpus(text: str) -> CpuSet:
         value = parse(name, "--cpus", text).cpus
         return value[-1] if isinstance(value, list) else value
 
@@ -114,7 +114,7 @@ def test_cpus_is_a_count_or_a_taskset_list(name: str, capsys) -> None:
         assert cpus(str(n)).ids == tuple(range(n))
     # anything else is a taskset list, CPU numbers as taskset reads them
     assert cpus(f"{last}-{last}").ids == (last,) and cpus(f"{last}-{last}").count == 1
-    assert cpus(",".join(map(str, allowed))).taskset == flags.CpuSet("", tuple(allowed)).taskset
+    assert cpus(",".join(map(str, allowed))).taskset == CpuSet(tuple(allowed)).taskset
     # passed on to another benchtrack command, the value means the same there
     assert str(cpus(f"{last}-{last}")) == f"{last}-{last}"
     for text, message in (
@@ -141,7 +141,7 @@ def test_gate_selftest_passes_cpus_on_as_given() -> None:
 
 def test_percent_and_cpu_set_by_themselves() -> None:
     assert flags.percent("50%") == 0.5
-    assert flags.CpuSet("x", (0, 1, 2, 5, 7, 8)).taskset == "0-2,5,7-8"
+    assert CpuSet((0, 1, 2, 5, 7, 8), "x").taskset == "0-2,5,7-8"
 
 
 # --- each command for real: --json and --markdown on small real inputs
@@ -236,7 +236,7 @@ def publish_repo(tmp: Path) -> tuple[Path, Path]:
     return work, origin
 
 
-# A harness in count mode (benchtrack.callgrind): one marker per counted run.
+# A harness in count mode (benchtrack.gate.callgrind): one marker per counted run.
 COUNT_HARNESS = """\
 import os
 labels = open(os.environ["BENCH_COUNT_LABELS"], "a", buffering=1)

@@ -2,7 +2,7 @@
 
 pr-comment.yml posts, with a write token, what `benchtrack gate-comment` renders from artifacts the
 PR's own workflow wrote. Each hostile artifact of the corpus below goes through that code
-(gate_comment.comment) and GitHub's kind of Markdown (CommonMark with tables, markdown-it-py);
+(comment.comment) and GitHub's kind of Markdown (CommonMark with tables, markdown-it-py);
 the comment must hold no link but our own, no image, no autolink, no HTML but our own, no
 emphasis from an artifact, and no text GitHub would still turn into a link or a notification
 (`@user`, a bare URL, `www.`). An artifact it cannot show safely is refused: BadInput (exit 2),
@@ -23,9 +23,9 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from test_gate_comment import verdict
 
-from benchtrack import gate_comment, pr_comment
 from benchtrack.cli import main
 from benchtrack.errors import BadInput
+from benchtrack.gate import comment, pr_comment
 from benchtrack.gate.render import COMMENT_MARKER
 from benchtrack.result import SUITE_RE
 
@@ -234,12 +234,12 @@ def lay_out(tmp_path: Path, artifacts: Artifacts) -> Path:
 def test_a_hostile_artifact_renders_inert_or_is_refused(tmp_path, build, refused):
     root = lay_out(tmp_path, build())
     if refused is None:
-        body, _ = gate_comment.comment(root, run_url=RUN_URL)
+        body, _ = comment.comment(root, run_url=RUN_URL)
         assert body.startswith(COMMENT_MARKER) and len(body) <= pr_comment.MAX_CHARS
         assert live(body) == []
         return
     with pytest.raises(BadInput) as error:
-        gate_comment.comment(root, run_url=RUN_URL)
+        comment.comment(root, run_url=RUN_URL)
     assert error.value.source.startswith(str(root)) and (error.value.field or "") == refused
 
 
@@ -260,7 +260,7 @@ def test_a_refused_artifact_writes_no_comment(tmp_path):
 
 
 def test_a_cut_comment_closes_its_block_and_says_how_much_was_cut(tmp_path):
-    body, _ = gate_comment.comment(lay_out(tmp_path, fence_sweep(1000)), run_url=RUN_URL)
+    body, _ = comment.comment(lay_out(tmp_path, fence_sweep(1000)), run_url=RUN_URL)
     note = body.rstrip("\n").splitlines()[-1]
     assert re.fullmatch(rf"\(cut: [\d,]+ characters; .* \[the gate run\]\({RUN_URL}\)'s .*\)", note)
     fences = [t for t in _MD.parse(body) if t.type == "fence"]

@@ -14,12 +14,11 @@ import orjson
 import pytest
 
 from benchtrack import detect
-from benchtrack.callgrind import SCHEMA
-from benchtrack.companion import as_companion, split
 from benchtrack.errors import BadInput
 from benchtrack.history import new_entries, open_store
+from benchtrack.history.companion import as_companion, split
 from benchtrack.ingest import ingest
-from benchtrack.ingest.callgrind import IRREGULAR, count_unit
+from benchtrack.ingest.callgrind import IRREGULAR, SCHEMA, count_unit
 from benchtrack.result import Commit, ResultDocument, Runner
 
 RECORDING = Path(__file__).parents[1] / "bench/recordings/aa-history-counts-q1.json"

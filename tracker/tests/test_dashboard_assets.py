@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from benchtrack.site import default_source
+from benchtrack.dashboard.site import default_source
 
 REPO = Path(__file__).resolve().parents[2]
 VENDOR = default_source() / "vendor"
@@ -65,7 +65,7 @@ def test_the_vendored_library_is_the_locked_one() -> None:
 
 def test_site_works_from_a_copy_of_the_package_alone(tmp_path: Path) -> None:
     """benchtrack copied out of this checkout (no gh-pages/, no node_modules) builds a site."""
-    from benchtrack import synthetic
+    from benchtrack.lab import synthetic
 
     package = Path(__file__).resolve().parents[1] / "src/benchtrack"
     installed = tmp_path / "site-packages"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from functools import partial
 
-from benchtrack import synthetic
 from benchtrack.cli import main
 from benchtrack.history.extra import parse_extra
+from benchtrack.lab import synthetic
 
 dump_run = partial(synthetic.dump_run, benches=60)
 

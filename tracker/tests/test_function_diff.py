@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from benchtrack import callgrind, function_diff
+from benchtrack.gate import callgrind, function_diff
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from benchtrack import function_diff, gate_comment
 from benchtrack.cli import main
 from benchtrack.errors import BadInput
+from benchtrack.gate import comment, function_diff
 from benchtrack.gate.outcome import Outcome, Row
 from benchtrack.gate.render import COMMENT_MARKER
 
@@ -72,14 +72,14 @@ def test_one_comment_for_all_sizes_names_the_regression(tmp_path):
 def test_hostile_fields_are_refused_naming_them(tmp_path, field, value, message):
     path = write(tmp_path, "ubuntu-latest-2cpu", verdict(**{field: value}))
     with pytest.raises(BadInput, match=message.replace("[", r"\[").replace("]", r"\]")):
-        gate_comment.load(path)
+        comment.load(path)
 
 
 def test_failure_text_cannot_break_out_of_its_code_block(tmp_path):
     data = verdict()
     data["failed"] = {"base": {}, "head": {"python/sleep/gather": "```\n# Approve me\n```"}}
     write(tmp_path, "ubuntu-latest-2cpu", data)
-    body, sizes = gate_comment.comment(tmp_path)
+    body, sizes = comment.comment(tmp_path)
     assert sizes == 1 and "```\n# Approve me" not in body
 
 
@@ -90,18 +90,18 @@ def test_a_count_series_or_a_whole_suite_may_have_failed(tmp_path):
     failed = {"rust/walk/rayon (instructions)": "exit 3", "rust-instructions (instructions)": "x"}
     data["failed"] = {"base": failed, "head": {}}
     write(tmp_path, "ubuntu-latest-2cpu", data)
-    body, _ = gate_comment.comment(tmp_path)
+    body, _ = comment.comment(tmp_path)
     assert "rust/walk/rayon (instructions)" in body and "rust-instructions (instructions)" in body
     data["failed"] = {"base": {"rust-x (<b>pwned</b>)": "x"}, "head": {}}
     with pytest.raises(BadInput, match=r"failed\.base"):
-        gate_comment.load(write(tmp_path, "ubuntu-latest-4cpu", data))
+        comment.load(write(tmp_path, "ubuntu-latest-4cpu", data))
 
 
 def test_oversized_and_broken_artifacts_are_bad_input(tmp_path):
     big = write(tmp_path, "a", verdict())
-    big.write_bytes(b" " * (gate_comment.MAX_BYTES + 1))
+    big.write_bytes(b" " * (comment.MAX_BYTES + 1))
     with pytest.raises(BadInput, match="at most"):
-        gate_comment.load(big)
+        comment.load(big)
     broken = write(tmp_path, "b", verdict())
     broken.write_text("{")
     assert (
@@ -143,7 +143,7 @@ def test_a_forks_hostile_texts_render_inert(tmp_path):
         }
     }
     write(tmp_path, "ubuntu-latest-2cpu", data)
-    body, _ = gate_comment.comment(tmp_path)
+    body, _ = comment.comment(tmp_path)
     assert HOSTILE.split()[0] in body  # shown, as code
     plain = _outside_code(body)
     for bad in ("https://evil", "<img", "@everyone", "onerror", "second line"):
@@ -157,20 +157,20 @@ def test_the_mark_is_the_jobs_own_conclusion_not_the_artifacts(tmp_path):
     jobs = [{"name": "gate ubuntu-latest-1cpu", "conclusion": "success"},
             {"name": "gate ubuntu-latest-2cpu", "conclusion": "success"},
             {"name": "runner sizes", "conclusion": "success"}]  # fmt: skip
-    body, _ = gate_comment.comment(tmp_path, jobs=jobs)
+    body, _ = comment.comment(tmp_path, jobs=jobs)
     first = body.splitlines()[1]
     assert first == "## benchtrack: ✅ this PR: 1 regressed, on 1/2 vCPU", first
     jobs[1]["conclusion"] = "failure"
     assert (
-        gate_comment.comment(tmp_path, jobs=jobs)[0]
+        comment.comment(tmp_path, jobs=jobs)[0]
         .splitlines()[1]
         .startswith("## benchtrack: ❌ this PR: 1 regressed")
     )
-    assert "❌" in gate_comment.comment(tmp_path, run_conclusion="failure")[0].splitlines()[1]
-    assert "❔" in gate_comment.comment(tmp_path)[0].splitlines()[1]  # not known: never guessed
+    assert "❌" in comment.comment(tmp_path, run_conclusion="failure")[0].splitlines()[1]
+    assert "❔" in comment.comment(tmp_path)[0].splitlines()[1]  # not known: never guessed
     # a job name the artifacts do not have decides nothing
     fake = [{"name": "gate other-4cpu", "conclusion": "success"}]
-    assert "❔" in gate_comment.comment(tmp_path, jobs=fake)[0].splitlines()[1]
+    assert "❔" in comment.comment(tmp_path, jobs=fake)[0].splitlines()[1]
 
 
 def test_headline_counts_benchmarks_over_sizes_and_names_where_the_work_grew(tmp_path):
@@ -208,11 +208,11 @@ def test_functions_must_name_a_benchmark_of_the_artifact(tmp_path):
     data["functions"] = {"python/sleep/other": {"source": "callgrind", "functions": []}}
     path = write(tmp_path, "ubuntu-latest-2cpu", data)
     with pytest.raises(BadInput, match=r"functions\.python/sleep/other"):
-        gate_comment.load(path)
+        comment.load(path)
 
 
 def test_a_huge_gate_stays_under_githubs_comment_limit(tmp_path):
-    from benchtrack import pr_comment
+    from benchtrack.gate import pr_comment
 
     for key in ("ubuntu-latest-1cpu", "ubuntu-latest-2cpu", "ubuntu-latest-4cpu"):
         data = verdict()
@@ -222,7 +222,7 @@ def test_a_huge_gate_stays_under_githubs_comment_limit(tmp_path):
             for i in range(1500)
         ]
         write(tmp_path, key, data)
-    body, sizes = gate_comment.comment(tmp_path, run_url="https://github.com/o/r/actions/runs/1")
+    body, sizes = comment.comment(tmp_path, run_url="https://github.com/o/r/actions/runs/1")
     assert sizes == 3 and len(body) <= pr_comment.MAX_CHARS
     assert "job summary" in body and body.startswith(COMMENT_MARKER)
     assert body.splitlines()[1].startswith("## benchtrack: ❔ this PR: 1500 regressed")
@@ -244,7 +244,7 @@ def test_the_self_tests_comment_names_the_slowed_function_of_every_counted_regre
     target = tmp_path / "gate-local-2cpu" / "gate.json"
     target.parent.mkdir()
     shutil.copyfile(recording, target)
-    body, _ = gate_comment.comment(tmp_path)
+    body, _ = comment.comment(tmp_path)
     rows = {
         line.split("`")[1]: line.split(" | ")[-1]
         for line in body.split("<details>")[0].splitlines()
@@ -271,7 +271,7 @@ def test_an_intervals_text_is_bounded_whatever_its_numbers(tmp_path):
         "+4.2%", "+999.0%", "> +999%", "< -999%", "< -999%", "∞", "—",
     ]  # fmt: skip
     write(tmp_path, "ubuntu-latest-2cpu", verdict(**{"benchmarks.0.hi": 1e148}))
-    body, _ = gate_comment.comment(tmp_path)
+    body, _ = comment.comment(tmp_path)
     assert "| -49.0% | [-52.0%, > +999%] |" in body and not re.search(r"\d{5}", body)
     # a function's share of the growth too: the artifact writes it
     shares = {"functions": [{"function": "f", "share": 1e148}, {"function": "g", "share": 0.25}]}
@@ -279,7 +279,7 @@ def test_an_intervals_text_is_bounded_whatever_its_numbers(tmp_path):
 
 
 def test_code_shows_what_a_reader_cannot_see_as_escapes():
-    from benchtrack.mdtext import block, code
+    from benchtrack.gate.mdtext import block, code
 
     bidi_c1_zw = "ab\u202ecd\u2066\x85\x9b\u200d\ufeff\x00\n`|"
     assert code(bidi_c1_zw) == r"`ab\u202ecd\u2066\u0085\u009b\u200d\ufeff\u0000\u000a'¦`"
@@ -295,11 +295,11 @@ def test_a_gate_json_that_is_not_a_regular_file_is_not_read(tmp_path):
     link.parent.mkdir()
     link.symlink_to(real)  # an artifact's link could name /dev/zero or a runner's file
     with pytest.raises(BadInput, match="expected a regular file"):
-        gate_comment.comment(tmp_path)
+        comment.comment(tmp_path)
 
 
 def test_a_sharded_sizes_mark_is_its_merge_jobs_conclusion() -> None:
-    from benchtrack import pr_comment
+    from benchtrack.gate import pr_comment
 
     keys = ["ubuntu-latest-1cpu"]
     jobs = [{"name": "gate ubuntu-latest-1cpu shard 1 of 2", "conclusion": "success"},
@@ -315,8 +315,8 @@ def test_a_sharded_sizes_mark_is_its_merge_jobs_conclusion() -> None:
 
 
 def test_the_matrix_has_a_gate_job_a_size_and_shard_with_a_plan(tmp_path) -> None:
-    from benchtrack import runner_sizes
     from benchtrack.commands.matrix import gate_jobs
+    from benchtrack.machine import runner_sizes
 
     sizes = runner_sizes.load(Path(__file__).resolve().parents[2] / ".github/bench-runners.toml")
     one = gate_jobs(sizes, 1)
@@ -334,8 +334,8 @@ def test_a_lone_artifact_downloaded_flat_is_read_as_the_size_its_verdict_names(t
     # download-artifact writes a lone artifact's files straight into the directory (one runner
     # size): its gate.json names its runner, as the gate wrote it from $BENCHTRACK_RUNNER_*
     (tmp_path / "gate.json").write_text(json.dumps({**verdict(), "runner": "ubuntu-latest-1cpu"}))
-    body, sizes = gate_comment.comment(tmp_path)
+    body, sizes = comment.comment(tmp_path)
     assert sizes == 1 and "python/sleep/gather" in body and "1 vCPU" in body, body
     (tmp_path / "gate.json").write_text(json.dumps({**verdict(), "runner": "[x](y)"}))
     with pytest.raises(BadInput, match="runner"):
-        gate_comment.comment(tmp_path)
+        comment.comment(tmp_path)

@@ -1,4 +1,4 @@
-"""Screen, then confirm (gate/confirm.py) and its replay (gate/replay.py): who becomes a
+"""Screen, then confirm (gate/confirm.py) and its replay (lab/replay.py): who becomes a
 candidate, the filter that measures exactly them, the merge, and on simulated rounds that the two
 stages keep the false-fail rate within alpha while a loss the screening cannot resolve is caught."""
 
@@ -9,10 +9,11 @@ import re
 import numpy as np
 import pytest
 
-from benchtrack.gate import confirm, replay
+from benchtrack.gate import confirm
 from benchtrack.gate import verdict as v
 from benchtrack.gate.config import Confirm, Suite
 from benchtrack.gate.outcome import Outcome, Row
+from benchtrack.lab import replay
 
 
 def row(name: str, change: float, verdict: str = "inconclusive", **kw) -> Row:

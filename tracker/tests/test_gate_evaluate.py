@@ -11,15 +11,15 @@ import pytest
 
 from benchtrack.cli import main
 from benchtrack.errors import BadInput
-from benchtrack.gate import aa
-from benchtrack.gate import evaluate as ev
+from benchtrack.lab import aa, figures, report
+from benchtrack.lab import evaluate as ev
 
 FIXTURES = Path(__file__).parent / "fixtures" / "aa"
 RECORDED = sorted(FIXTURES.glob("*.json"))
 
 
 @pytest.fixture(scope="module", params=RECORDED, ids=[p.stem for p in RECORDED])
-def evaluation(request: pytest.FixtureRequest) -> ev.Evaluation:
+def evaluation(request: pytest.FixtureRequest) -> figures.Evaluation:
     data = aa.load(request.param)
     return ev.evaluate(
         data, thresholds=np.full(len(data.names), 0.05), alpha=0.01, looks=[8, 12, 16], prs=200
@@ -34,18 +34,20 @@ def test_recordings_are_real_a_a_rounds() -> None:
         assert len(data.doc["commit"]) == 40
 
 
-def test_gate_false_fail_rate_is_within_alpha(evaluation: ev.Evaluation) -> None:
+def test_gate_false_fail_rate_is_within_alpha(evaluation: figures.Evaluation) -> None:
     assert evaluation.gate.false_fail <= 0.02  # alpha 1%, with the pseudo-PRs' sampling error
 
 
-def test_power_grows_with_the_loss(evaluation: ev.Evaluation) -> None:
-    rates = [evaluation.gate.mean_detect(d) for d in ev.LOSSES]
+def test_power_grows_with_the_loss(evaluation: figures.Evaluation) -> None:
+    rates = [evaluation.gate.mean_detect(d) for d in figures.LOSSES]
     assert rates == sorted(rates) and rates[-1] > rates[0]
     # a 2% loss is inside the 5% threshold: the gate must not call it a regression
     assert evaluation.gate.mean_detect(0.02) <= 0.02
 
 
-def test_gate_beats_github_action_benchmark_at_every_threshold(evaluation: ev.Evaluation) -> None:
+def test_gate_beats_github_action_benchmark_at_every_threshold(
+    evaluation: figures.Evaluation,
+) -> None:
     gate = evaluation.gate
     matched = {m.label.split("alert ")[1].split("%")[0]: m for m in evaluation.matched}
     for rule in evaluation.methods[1:4]:
@@ -68,8 +70,8 @@ def test_gate_beats_github_action_benchmark_at_every_threshold(evaluation: ev.Ev
                 assert gate.mean_detect(0.20) >= rule.mean_detect(0.20), rule.label
 
 
-def test_markdown_has_one_row_per_method_and_per_benchmark(evaluation: ev.Evaluation) -> None:
-    md = ev.markdown(evaluation)
+def test_markdown_has_one_row_per_method_and_per_benchmark(evaluation: figures.Evaluation) -> None:
+    md = report.markdown(evaluation)
     for mth in evaluation.methods:
         assert mth.label in md
     for name in evaluation.data.names:
@@ -285,15 +287,15 @@ def test_recordings_of_one_condition_give_figures_with_an_interval(tmp_path: Pat
     runs = [
         _evaluate(_recording(tmp_path, f"r{i}.json", sd)) for i, sd in enumerate((0.02, 0.03, 0.04))
     ]
-    combined = ev.Combined(runs)
+    combined = figures.Combined(runs)
     figs = combined.figures()
     assert len(figs["false_fail"]) == 3 and combined.names == ["t/a", "t/b"]
-    mean, lo, hi = ev.interval95([1.0, 2.0, 3.0])
+    mean, lo, hi = figures.interval95([1.0, 2.0, 3.0])
     assert (
         mean == 2.0 and lo < 2.0 < hi and math.isclose(hi - 2.0, 4.303 / np.sqrt(3), rel_tol=1e-3)
     )
-    assert ev.interval95([5.0]) == (5.0, 5.0, 5.0)
-    md = ev.combined_markdown(combined)
+    assert figures.interval95([5.0]) == (5.0, 5.0, 5.0)
+    md = report.combined_markdown(combined)
     assert "Across 3 independent recordings" in md and "95% interval" in md
 
 
@@ -306,24 +308,24 @@ def test_the_benchmarks_whose_pooled_detection_falls_short_are_listed_with_each_
     runs = [
         _evaluate(_recording(tmp_path, f"p{i}.json", sd)) for i, sd in enumerate((0.01, 0.01, 0.3))
     ]
-    combined = ev.Combined(runs)
+    combined = figures.Combined(runs)
     pooled, each = combined.detect(0.10), combined.by_recording(0.10)
     a, b = combined.names.index("t/a"), combined.names.index("t/b")
     assert each.shape == (3, 2) and np.all(each[:2] >= 0.95) and each[2, a] < 0.95
     assert pooled[a] < 0.95 <= pooled[b]
-    md = ev.combined_markdown(combined)
+    md = report.combined_markdown(combined)
     rates = ", ".join(f"{r * 100:.0f}%" for r in each[:, a])
     listed = f"- `t/a` {pooled[a] * 100:.1f}% ({rates})"
     assert f"Pooled below 95% at −10% (each recording's in parentheses):\n\n{listed}" in md
     assert "`t/b`" not in md
-    assert "Pooled below" not in ev.combined_markdown(ev.Combined(runs[:2]))
+    assert "Pooled below" not in report.combined_markdown(figures.Combined(runs[:2]))
 
 
 def test_the_build_seconds_say_where_they_come_from(tmp_path: Path) -> None:
     path = _recording(tmp_path, "b.json", 0.01)
-    assert "builds (100 s, as recorded)" in ev.markdown(_evaluate(path))
+    assert "builds (100 s, as recorded)" in report.markdown(_evaluate(path))
     given = _evaluate(path, build_seconds=28.1)
-    assert given.build_seconds == 28.1 and "builds (28 s, from --build-seconds)" in ev.markdown(
+    assert given.build_seconds == 28.1 and "builds (28 s, from --build-seconds)" in report.markdown(
         given
     )
 
@@ -345,8 +347,8 @@ def test_the_series_behind_the_false_fails_are_named(tmp_path: Path) -> None:
     assert hit.false_by_series[a] > 0.1 and hit.false_by_series[a] == pytest.approx(
         hit.gate.false_fail
     )
-    assert "Where the A/A false fails come from" in ev.markdown(hit)
-    assert ev.to_dict(hit)["false_fail_by_series"] == {"t/a": hit.false_by_series[a]}
+    assert "Where the A/A false fails come from" in report.markdown(hit)
+    assert report.to_dict(hit)["false_fail_by_series"] == {"t/a": hit.false_by_series[a]}
 
 
 def test_a_shard_plan_balances_the_recorded_seconds_and_is_stable() -> None:
@@ -361,8 +363,8 @@ def test_a_shard_plan_balances_the_recorded_seconds_and_is_stable() -> None:
 
 
 def test_shards_split_the_benchmarks_and_the_rounds_time_at_alpha_over_n(tmp_path: Path) -> None:
-    from benchtrack.gate import shard_replay
     from benchtrack.gate.config import Confirm
+    from benchtrack.lab import shard_replay
 
     parts = aa.load_parts(_recording(tmp_path, "s.json", 0.03, seconds=60.0))
     kw = dict(looks=[5], prs=200, seed=3, jobs=1, budget=None, confirm=Confirm(16, (8,), 5))
@@ -379,7 +381,7 @@ def test_shards_split_the_benchmarks_and_the_rounds_time_at_alpha_over_n(tmp_pat
 
 
 def test_an_inflated_recording_keeps_each_benchmarks_noise_and_seconds(tmp_path: Path) -> None:
-    from benchtrack.gate import shard_replay
+    from benchtrack.lab import shard_replay
 
     q18 = Path(__file__).resolve().parents[1] / "bench/recordings/aa-all-quiet-q18.json.gz"
     data = aa.load_parts(q18)[0]

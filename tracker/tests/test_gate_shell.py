@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from benchtrack.processes import shell
+from benchtrack.machine.processes import shell
 
 
 def _alive(pid: int) -> bool:

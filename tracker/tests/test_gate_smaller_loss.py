@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchtrack import gate_comment
-from benchtrack.gate import render
+from benchtrack.gate import comment, render
 from benchtrack.gate.outcome import Outcome, Row
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "bench" / "recordings"
@@ -55,7 +54,7 @@ def test_the_self_tests_five_percent_slowdowns_are_the_ones_reported(run: str) -
     doc = json.loads((RECORDINGS / f"{run}.json").read_text())
     slowed = {line["benchmark"]: line["loss"] for line in doc["lines"]}
     five = {n for n, loss in slowed.items() if loss == 0.05}
-    o = gate_comment.load(RECORDINGS / f"{run}.gate.json")
+    o = comment.load(RECORDINGS / f"{run}.gate.json")
     reported = {r.name for r in o.smaller_losses}
     regressed = {r.name for r in o.rows if r.verdict == "regressed"}
     assert len(reported) == 7, reported  # the 5% slowdowns that were resolved in each run
@@ -64,5 +63,5 @@ def test_the_self_tests_five_percent_slowdowns_are_the_ones_reported(run: str) -
 
 def test_a_no_change_pr_reports_no_smaller_loss() -> None:
     """The timed no-change PR's gate.json (tracker/LAB.md, "Against the goals"): none reported."""
-    o = gate_comment.load(RECORDINGS / "nochange-t1.gate.json")
+    o = comment.load(RECORDINGS / "nochange-t1.gate.json")
     assert len(o.rows) == 80 and o.smaller_losses == []

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from benchtrack.errors import BadInput
-from benchtrack.gate import config, ghrule
+from benchtrack.gate import config
 from benchtrack.gate import verdict as v
+from benchtrack.lab import ghrule
 
 
 def rounds(rng: np.random.Generator, m: int, n: int, sd: float) -> np.ndarray:

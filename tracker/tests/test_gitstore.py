@@ -8,10 +8,10 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from benchtrack import synthetic
 from benchtrack.cli import main
 from benchtrack.history import format as fmt
 from benchtrack.history import open_store
+from benchtrack.lab import synthetic
 
 
 def bare_repo(path: Path) -> Path:

@@ -12,11 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchtrack import detect, synthetic
+from benchtrack import detect
 from benchtrack.cli import main
 from benchtrack.detect.series import load_series
 from benchtrack.history import format as fmt
 from benchtrack.history import new_entries, open_store
+from benchtrack.lab import synthetic
 
 DAY = 86_400_000
 EVERY = 8 * 3_600_000  # three runs a day: 600 runs span 200 days

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchtrack import synthetic
 from benchtrack.errors import BadInput
 from benchtrack.history import format as fmt
 from benchtrack.history import new_entries, open_store
+from benchtrack.lab import synthetic
 
 # What the action does: load = JSON.parse(script.slice(PREFIX.length)); store = PREFIX +
 # JSON.stringify(data, null, 2). Prints whether our bytes equal its re-serialisation, and the data.

@@ -8,12 +8,12 @@ import json
 import numpy as np
 import pytest
 
-from benchtrack import synthetic
 from benchtrack.cli import main
 from benchtrack.errors import BadInput
 from benchtrack.history import format as fmt
 from benchtrack.history import open_store, reader, scan
 from benchtrack.history.model import RunnerHistory, finish, reduce_batches
+from benchtrack.lab import synthetic
 
 KEY = "ubuntu-latest-2cpu"
 COLUMNS = ("commit_index", "date", "value", "spread", "ci_lo", "ci_hi", "samples")

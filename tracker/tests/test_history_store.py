@@ -7,12 +7,12 @@ from functools import partial
 
 import pytest
 
-from benchtrack import synthetic
 from benchtrack.cli import main
 from benchtrack.history import format as fmt
 from benchtrack.history import new_entries, open_store
 from benchtrack.history.append import HistoryShrink, ensure_grows
 from benchtrack.history.scan import scan
+from benchtrack.lab import synthetic
 
 KEY = "ubuntu-latest-2cpu"
 

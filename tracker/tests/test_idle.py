@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchtrack import idle
 from benchtrack.errors import BadInput
-from benchtrack.gate import config
+from benchtrack.gate import config, idle
 
 writable = pytest.mark.skipif(
     not os.access(idle.DEVICE, os.W_OK), reason=f"{idle.DEVICE} is not writable here"

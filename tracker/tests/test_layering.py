@@ -26,3 +26,18 @@ def test_no_command_imports_the_cli() -> None:
     assert len(modules) > 10
     offenders = [p.name for p in modules if "benchtrack.cli" in _imported(p)]
     assert offenders == []
+
+
+def test_nothing_a_pr_runs_imports_the_lab() -> None:
+    """lab/ (evaluate, A/A recordings, replay, simulators) measures the gate: it reads gate/, and
+    only its own commands read it, so nothing of the lab is in what a PR runs."""
+    src = COMMANDS.parent
+    modules = sorted(src.rglob("*.py"))
+    assert any(p.parent.name == "lab" for p in modules)
+    offenders = [
+        str(p.relative_to(src))
+        for p in modules
+        if p.parent.name not in ("lab", "commands")
+        and any(m.startswith("benchtrack.lab") for m in _imported(p))
+    ]
+    assert offenders == []

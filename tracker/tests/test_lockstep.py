@@ -27,22 +27,18 @@ from pathlib import Path
 import psutil
 import pytest
 
-from benchtrack import machine_load
 from benchtrack.errors import BadInput
-from benchtrack.gate import aa, lockstep, rounds
+from benchtrack.gate import lockstep, lockstep_worker, machine_load, rounds
 from benchtrack.gate.config import Suite, parse
-from benchtrack.gate.rounds import (
-    Meta,
-    Rounds,
-    SuiteFailed,
-    _lockstep,
-    interleave,
-    one_cpu,
-    spare_cpus,
-)
+from benchtrack.gate.lockstep_round import measure_lockstep
+from benchtrack.gate.machine_load import NeighbourMeter
+from benchtrack.gate.model import Meta, Rounds, SuiteFailed
+from benchtrack.gate.placement import one_cpu, spare_cpus
+from benchtrack.gate.rounds import RoundPlan, interleave
 from benchtrack.gate.worktree import Checkout
-from benchtrack.machine_load import NeighbourMeter
-from benchtrack.processes import Freezer, stop_group
+from benchtrack.lab import aa
+from benchtrack.machine.cpuset import CpuSet
+from benchtrack.machine.processes import Freezer, stop_group
 
 REPO = Path(__file__).resolve().parents[2]
 # A measurement's timeout in these tests: a guard against a hang, never a verdict on speed
@@ -143,14 +139,14 @@ def bench(name: str, work: int = WORK, unit: str = "calls/s", elements: float = 
 
 def spawn(
     tmp_path: Path, side: str, benchmarks: list[dict], *, cpu: str | None = None, **opts
-) -> lockstep.Worker:
+) -> lockstep_worker.Worker:
     script = tmp_path / "worker.py"
     if not script.exists():
         script.write_text(WORKER)
     spec = tmp_path / f"{side}.json"
     spec.write_text(json.dumps({"side": side, "benchmarks": benchmarks, **opts}))
     command = shlex.join([sys.executable, str(script), str(spec)])
-    return lockstep.Worker(
+    return lockstep_worker.Worker(
         side, command, tmp_path, dict(os.environ), tmp_path / "logs" / f"{side}.log", cpu
     )
 
@@ -270,7 +266,7 @@ def test_run_error_is_a_step_error_and_the_rest_goes_on(tmp_path: Path) -> None:
     head = [bench("t/alpha"), bench("t/beta", mode="error_on_run", at=3), bench("t/gamma")]
     workers = pair_of(tmp_path, base, head)
     out = lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=30), flip=False, timeout=HANG)
-    assert lockstep.StepError("t/beta", "boom in t/beta", "head") in out.errors["head"]
+    assert lockstep_worker.StepError("t/beta", "boom in t/beta", "head") in out.errors["head"]
     assert out.errors["base"] == []  # base ran it fine: only the side that failed reports it
     assert sorted(by_name(out)) == ["t/alpha", "t/gamma"]
     for b in out.benchmarks:
@@ -289,8 +285,8 @@ def test_error_before_ready_is_recorded_and_the_other_side_measured_alone(tmp_pa
     workers = pair_of(tmp_path, base, head)
     out = lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=30), flip=False, timeout=HANG)
     assert out.errors["head"] == [
-        lockstep.StepError("t/beta", "setup exploded"),
-        lockstep.StepError("t/omega", "failed"),
+        lockstep_worker.StepError("t/beta", "setup exploded"),
+        lockstep_worker.StepError("t/omega", "failed"),
     ]
     assert out.errors["base"] == []
     got = by_name(out)
@@ -321,7 +317,7 @@ def test_worker_exiting_mid_protocol_fails_with_its_log_tail(tmp_path: Path) -> 
     base = [bench("t/alpha"), bench("t/beta")]
     head = [bench("t/alpha"), bench("t/beta", mode="exit_on_run")]
     workers = pair_of(tmp_path, base, head, child=True)
-    with pytest.raises(lockstep.WorkerFailed) as caught:
+    with pytest.raises(lockstep_worker.WorkerFailed) as caught:
         lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=30), flip=False, timeout=HANG)
     e = caught.value
     assert e.side == "head" and "exited" in e.message
@@ -341,7 +337,7 @@ def test_worker_breaking_the_protocol_fails(tmp_path: Path, mode: str, expected:
     base = [bench("t/alpha"), bench("t/beta")]
     head = [bench("t/alpha"), bench("t/beta", mode=mode)]
     workers = pair_of(tmp_path, base, head, child=True)
-    with pytest.raises(lockstep.WorkerFailed) as caught:
+    with pytest.raises(lockstep_worker.WorkerFailed) as caught:
         lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=30), flip=False, timeout=HANG)
     assert caught.value.side == "head" and expected in caught.value.message
     assert "worker head started" in caught.value.tail
@@ -353,7 +349,7 @@ def test_timeout_fails_the_hanging_worker(tmp_path: Path) -> None:
     head = [bench("t/alpha", mode="hang")]
     workers = pair_of(tmp_path, base, head, child=True)
     t0 = time.monotonic()
-    with pytest.raises(lockstep.WorkerFailed) as caught:
+    with pytest.raises(lockstep_worker.WorkerFailed) as caught:
         lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=30), flip=False, timeout=2)
     assert 2 <= time.monotonic() - t0 < 8
     assert caught.value.side == "head" and caught.value.message == "timed out"
@@ -363,7 +359,7 @@ def test_timeout_fails_the_hanging_worker(tmp_path: Path) -> None:
 def test_stop_kills_the_whole_group_even_when_sigterm_is_ignored(tmp_path: Path) -> None:
     w = spawn(tmp_path, "head", [bench("t/alpha")], child=True, ignore_term=True)
     w.deadline = time.monotonic() + 30
-    assert w.next_ready([]) == lockstep.Ready("t/alpha", "calls/s", 1.0)
+    assert w.next_ready([]) == lockstep_worker.Ready("t/alpha", "calls/s", 1.0)
     assert len(live_in_group(w.proc.pid)) >= 2  # the worker and its `sleep` child
     t0 = time.monotonic()
     w.stop()
@@ -623,7 +619,7 @@ def test_aa_round_trip_keeps_paired_values(tmp_path: Path) -> None:
 
 
 def test_one_cpu_is_the_last_allowed_and_the_rest_are_spare() -> None:
-    assert one_cpu("0-1,3") == "3" and spare_cpus("0-1,3") == "0,1"
+    assert one_cpu("0-1,3") == "3" and spare_cpus("0-1,3") == "0-1"
     assert one_cpu("2") == "2" and spare_cpus("2") is None
     assert one_cpu(None) == str(max(os.sched_getaffinity(0)))
 
@@ -658,13 +654,8 @@ def test_interleave_pairs_a_lockstep_suite_round_by_round(tmp_path: Path) -> Non
     )
     failures: list = []
     data = interleave(
-        [suite],
-        _sides(tmp_path),
-        looks=[3],
-        pins={},
-        name_filter=None,
-        cpus=None,
-        logs=tmp_path / "logs",
+        RoundPlan([suite], _sides(tmp_path), [3]),
+        tmp_path / "logs",
         stop_when=lambda _: False,
         progress=lambda _: None,
         failures=failures,
@@ -692,13 +683,11 @@ def test_each_suite_measures_only_its_own_benchmarks_and_never_one_of_anothers(
     # measured it; one filter for both measured rayon on one CPU too and pooled the two.
     one = _worker_suite(tmp_path, [bench("t/a"), bench("t/b")], [bench("t/a"), bench("t/b")])
     two = replace(one, name="ls2")
-    common = dict(looks=[1], pins={}, cpus=None, stop_when=lambda _: False, progress=print)
+    common = dict(stop_when=lambda _: False, progress=print)
     failures: list = []
     data = interleave(
-        [one, two],
-        _sides(tmp_path),
-        name_filter={"ls": "^t/a$", "ls2": "^t/b$"},
-        logs=tmp_path / "logs",
+        RoundPlan([one, two], _sides(tmp_path), [1], name_filter={"ls": "^t/a$", "ls2": "^t/b$"}),
+        tmp_path / "logs",
         failures=failures,
         **common,
     )
@@ -709,10 +698,8 @@ def test_each_suite_measures_only_its_own_benchmarks_and_never_one_of_anothers(
     # so and dropped, never pooled with the first's values.
     shutil.rmtree(tmp_path / "base"), shutil.rmtree(tmp_path / "head")
     data = interleave(
-        [one, two],
-        _sides(tmp_path),
-        name_filter="^t/a$",
-        logs=tmp_path / "logs2",
+        RoundPlan([one, two], _sides(tmp_path), [1], name_filter="^t/a$"),
+        tmp_path / "logs2",
         failures=failures,
         **common,
     )
@@ -724,15 +711,13 @@ def test_each_suite_measures_only_its_own_benchmarks_and_never_one_of_anothers(
 
 def test_min_pairs_is_the_fewest_pairs_a_round_takes_past_its_seconds(tmp_path: Path) -> None:
     suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")])
-    common = dict(looks=[1], pins={}, cpus=None, stop_when=lambda _: False, progress=print)
+    common = dict(stop_when=lambda _: False, progress=print)
     for n, (extra, want) in enumerate(((dict(min_pairs=3), 3), ({}, 5))):
         shutil.rmtree(tmp_path / "base", ignore_errors=True)
         shutil.rmtree(tmp_path / "head", ignore_errors=True)
         data = interleave(
-            [replace(suite, pair_seconds=0.01, **extra)],
-            _sides(tmp_path),
-            name_filter=None,
-            logs=tmp_path / f"logs{n}",
+            RoundPlan([replace(suite, pair_seconds=0.01, **extra)], _sides(tmp_path), [1]),
+            tmp_path / f"logs{n}",
             failures=[],
             **common,
         )
@@ -790,17 +775,11 @@ def _interleave_with_counts(
                 after_first_round()
 
     data = interleave(
-        [suite, counted],
-        _sides(tmp_path),
-        looks=[3, 4],
-        pins={},
-        name_filter=None,
-        cpus=cpus,
-        logs=tmp_path / "logs",
+        RoundPlan([suite, counted], _sides(tmp_path), [3, 4], cpus=cpus, crowded_at=crowded_at),
+        tmp_path / "logs",
         stop_when=lambda _: True,
         progress=progress,
         failures=failures,
-        crowded_at=crowded_at,
     )
     runs = [json.loads(line) for line in log.read_text().splitlines()]
     return data, failures, runs, rounds_done
@@ -824,7 +803,7 @@ def test_counts_run_beside_the_lockstep_rounds_on_the_cpu_it_leaves(tmp_path: Pa
     # before the lockstep rounds were over, and went on after the first of them.
     spans = sorted((r["start"], r["end"]) for r in runs)
     one_by_one = all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
-    assert one_by_one or "," in str(spare_cpus(None))
+    assert one_by_one or CpuSet.parse(str(spare_cpus(None))).count > 1
     assert spans[0][0] < rounds_done[-1] and spans[-1][1] > rounds_done[0]
 
 
@@ -838,13 +817,8 @@ def test_counts_pause_while_a_full_size_suite_steps(tmp_path: Path) -> None:
     counted, log = _counted_suite(tmp_path)
     ends: list[float] = []  # when the full-size suite's rounds were recorded
     data = interleave(
-        [suite, counted],
-        _sides(tmp_path),
-        looks=[3],
-        pins={},
-        name_filter=None,
-        cpus=None,
-        logs=tmp_path / "logs",
+        RoundPlan([suite, counted], _sides(tmp_path), [3]),
+        tmp_path / "logs",
         stop_when=lambda _: True,
         progress=lambda m: ends.append(time.monotonic()) if " ls base" in m else None,
         failures=[],
@@ -883,13 +857,8 @@ def three_rounds(tmp_path: Path, placement: str) -> Rounds:
     """Three rounds of one benchmark, the same on both sides, in a suite placed `placement`."""
     suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")], cpus=placement)
     return interleave(
-        [suite],
-        _sides(tmp_path),
-        looks=[3],
-        pins={},
-        name_filter=None,
-        cpus=None,
-        logs=tmp_path / "logs",
+        RoundPlan([suite], _sides(tmp_path), [3]),
+        tmp_path / "logs",
         stop_when=lambda _: True,
         progress=lambda _: None,
         failures=[],
@@ -921,13 +890,8 @@ def test_cpu_time_comes_from_the_same_steps_as_the_wall_time(tmp_path: Path) -> 
     )
     assert suite.clock == "wall+cpu"
     data = interleave(
-        [suite],
-        _sides(tmp_path),
-        looks=[3],
-        pins={},
-        name_filter=None,
-        cpus=None,
-        logs=tmp_path / "logs",
+        RoundPlan([suite], _sides(tmp_path), [3]),
+        tmp_path / "logs",
         stop_when=lambda _: True,
         progress=lambda _: None,
         failures=[],
@@ -1088,7 +1052,7 @@ def test_lockstep_round_reports_each_side_in_order(tmp_path: Path) -> None:
     suite = _worker_suite(tmp_path, [bench("t/a"), bench("t/b")], [bench("t/a")])
     base, head = _sides(tmp_path)
     envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in (base, head)}
-    out = _lockstep(suite, (head, base), envs, None, tmp_path / "logs", 1)
+    out = measure_lockstep(suite, (head, base), envs, None, tmp_path / "logs", 1)
     assert [co.side for co, _ in out] == ["head", "base"]
     (_, (head_benches, head_errors, _)), (_, (base_benches, base_errors, seconds)) = out
     assert [b.name for b in head_benches] == ["t/a"]
@@ -1103,7 +1067,9 @@ def test_lockstep_round_names_a_nonzero_exit(tmp_path: Path) -> None:
     suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a")], head_exit=3)
     base, head = _sides(tmp_path)
     envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in (base, head)}
-    out = dict((co.side, r) for co, r in _lockstep(suite, (base, head), envs, None, tmp_path, 0))
+    out = dict(
+        (co.side, r) for co, r in measure_lockstep(suite, (base, head), envs, None, tmp_path, 0)
+    )
     benches, errors, _ = out["head"]
     assert [b.name for b in benches] == ["t/a"]
     assert [(e.name, e.message) for e in errors] == [("ls", "exit 3: worker head done")]
@@ -1113,7 +1079,7 @@ def test_lockstep_round_turns_a_worker_failure_into_a_suite_failure(tmp_path: Pa
     suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a", mode="exit_on_run")])
     base, head = _sides(tmp_path)
     envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in (base, head)}
-    out = _lockstep(suite, (base, head), envs, None, tmp_path / "logs", 0)
+    out = measure_lockstep(suite, (base, head), envs, None, tmp_path / "logs", 0)
     assert len(out) == 1 and out[0][0].side == "head"
     failed = out[0][1]
     assert isinstance(failed, SuiteFailed)
@@ -1130,7 +1096,9 @@ def test_lockstep_round_of_several_processes_gives_one_value_each(tmp_path: Path
     suite = replace(suite, pairs=12)
     sides = _sides(tmp_path)
     envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in sides}
-    out = dict((co.side, r) for co, r in _lockstep(suite, sides, envs, None, tmp_path / "l", 0))
+    out = dict(
+        (co.side, r) for co, r in measure_lockstep(suite, sides, envs, None, tmp_path / "l", 0)
+    )
     (base_benches, base_errors, _), (head_benches, head_errors, _) = out["base"], out["head"]
     assert base_errors == head_errors == []
     base_by = {b.name: b for b in base_benches}
@@ -1154,7 +1122,9 @@ def test_a_round_pooling_its_processes_pairs_keeps_every_pair_aligned(tmp_path: 
     suite = replace(suite, pairs=12, pool="pairs")
     sides = _sides(tmp_path)
     envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in sides}
-    out = dict((co.side, r) for co, r in _lockstep(suite, sides, envs, None, tmp_path / "l", 0))
+    out = dict(
+        (co.side, r) for co, r in measure_lockstep(suite, sides, envs, None, tmp_path / "l", 0)
+    )
     [b_run], [h_run] = out["base"][0], out["head"][0]
     assert len(b_run.samples) == len(h_run.samples) >= 3 * 2  # every pair of every process
     ratios = sorted(h / b for b, h in zip(b_run.samples, h_run.samples, strict=True))
@@ -1185,7 +1155,7 @@ def _harness(
     base_env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"} | env
     cpu = one_cpu(None)
     workers = {
-        side: lockstep.Worker(side, command, REPO, base_env, tmp_path / f"{side}.log", cpu)
+        side: lockstep_worker.Worker(side, command, REPO, base_env, tmp_path / f"{side}.log", cpu)
         for side in ("base", "head")
     }
     plan = lockstep.Plan(pairs=5, seconds=0.2, clock=clock, step=step)

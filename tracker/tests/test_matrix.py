@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchtrack import runner_sizes
 from benchtrack.cli import main
+from benchtrack.machine import runner_sizes
 
 REPO = Path(__file__).resolve().parents[2]
 

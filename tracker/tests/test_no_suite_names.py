@@ -15,19 +15,19 @@ NAMES = ("rust", "python", "perl")
 SUITE_LIKE = re.compile(rf"^({'|'.join(NAMES)})([-/].*)?$", re.S)
 # Modules where the name is a fact of a harness's format, not configuration: each of these
 # adapters reads one of this repository's harnesses (docs/conventions.md, "Raw harness output"),
-# whose benchmark names the format fixes under that prefix; synthetic.py makes demo histories
+# whose benchmark names the format fixes under that prefix; lab/synthetic.py makes demo histories
 # with realistic names.
 FORMAT_FACTS = {
     "ingest/criterion.py",
     "ingest/pytest.py",
     "ingest/perl.py",
-    "synthetic.py",
+    "lab/synthetic.py",
 }
 SKIPPED_DIRS: tuple[str, ...] = ()  # selftest/ too: its slowdowns are data (tracker/bench/)
 # Words that are a harness's name (an ingest adapter, the CLI's `ingest perl`), not a suite's;
 # `benchtrack init` names the suites it writes into another repository's benchtrack.toml after
 # the language whose harness it found there (criterion: "rust", pytest-benchmark: "python").
-HARNESS_WORDS = {"ingest/__init__.py": {"perl"}, "adopt.py": {"rust", "python"}}
+HARNESS_WORDS = {"ingest/__init__.py": {"perl"}, "adopt/harnesses.py": {"rust", "python"}}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:

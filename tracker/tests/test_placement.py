@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from benchtrack.gate import lockstep, placement
+from benchtrack.gate import lockstep, lockstep_worker, placement
 
 # A measurement's timeout in these tests: a guard against a hang, never a verdict on speed
 # (pinned to one CPU beside a busy loop and three test workers, a worker's start-up took
@@ -66,7 +66,7 @@ for name, call in (("t/single", single), ("t/threads", threads)):
 """
 
 
-def workers(tmp_path: Path, seen: Path, cpu: str) -> dict[str, lockstep.Worker]:
+def workers(tmp_path: Path, seen: Path, cpu: str) -> dict[str, lockstep_worker.Worker]:
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
     out = {}
@@ -75,7 +75,7 @@ def workers(tmp_path: Path, seen: Path, cpu: str) -> dict[str, lockstep.Worker]:
         spec.write_text(json.dumps({"side": side, "seen": str(seen)}))
         command = shlex.join([sys.executable, str(script), str(spec)])
         log = tmp_path / "logs" / f"{side}.log"
-        out[side] = lockstep.Worker(side, command, tmp_path, dict(os.environ), log, cpu)
+        out[side] = lockstep_worker.Worker(side, command, tmp_path, dict(os.environ), log, cpu)
     return out
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from benchtrack import publish
 from benchtrack.cli import main
 from benchtrack.errors import BadInput
+from benchtrack.history import publish
 
 FIXTURES = Path(__file__).parent / "fixtures"
 KEY = "ubuntu-latest-2cpu"
@@ -404,8 +404,8 @@ def test_publish_site_archives_by_the_retention_in_the_same_commit(repo, monkeyp
     """With [history.retention] in the checkout's benchtrack.toml, the site job moves what the
     retention no longer keeps from each data.js to archive.js, in the dashboard's commit; the
     next publish finds nothing due and commits nothing."""
-    from benchtrack import synthetic
     from benchtrack.history import format as fmt
+    from benchtrack.lab import synthetic
 
     monkeypatch.chdir(repo)
     monkeypatch.setenv("BENCHTRACK_CACHE", "off")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchtrack.gate import aa
 from benchtrack.gate.model import Meta, Rounds
+from benchtrack.lab import aa
 
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "side_episodes.py"
 spec = importlib.util.spec_from_file_location("side_episodes", SCRIPT)

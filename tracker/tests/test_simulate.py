@@ -1,6 +1,6 @@
-"""The shipped generator of realistic histories (benchtrack.simulate), the dashboard's rule of
-change (benchtrack.expected) and what `benchtrack site` derives from both: the range each series'
-latest run was expected in, and each runner's machines."""
+"""The shipped generator of realistic histories (benchtrack.lab.simulate), the dashboard's rule
+of change (benchtrack.dashboard.expected) and what `benchtrack site` derives from both: the range
+each series' latest run was expected in, and each runner's machines."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ import numpy as np
 import orjson
 import pytest
 
-from benchtrack import cli, expected, simulate
-from benchtrack.companion import split
+from benchtrack import cli
+from benchtrack.dashboard import expected
 from benchtrack.errors import BadInput
 from benchtrack.history import open_store
+from benchtrack.history.companion import split
 from benchtrack.history.extra import machine
+from benchtrack.lab import simulate
 
 
 def test_a_run_outside_its_history_is_a_change_inside_it_is_not() -> None:

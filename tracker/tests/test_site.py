@@ -9,8 +9,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from benchtrack import cli, synthetic
+from benchtrack import cli
 from benchtrack.history import GitStore, open_store
+from benchtrack.lab import synthetic
 
 
 def _tree(root: Path) -> dict[str, bytes]:

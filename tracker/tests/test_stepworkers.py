@@ -20,7 +20,7 @@ from statistics import median
 
 import pytest
 
-from benchtrack.gate import lockstep
+from benchtrack.gate import lockstep, lockstep_worker
 from benchtrack.stepworker.criterion import per_call
 
 BENCHTRACK = f"{sys.executable} -m benchtrack"
@@ -31,7 +31,7 @@ def measure(cwd: Path, command: str, tmp: Path, pairs: int = 5, **env: str) -> l
     `pairs` pairs a benchmark."""
     full = {**os.environ, "BENCHTRACK": BENCHTRACK, **env}
     workers = {
-        side: lockstep.Worker(side, command, cwd, full, tmp / f"{side}.log", None)
+        side: lockstep_worker.Worker(side, command, cwd, full, tmp / f"{side}.log", None)
         for side in ("base", "head")
     }
     plan = lockstep.Plan(pairs=pairs + 1, seconds=0.2, min_pairs=pairs)

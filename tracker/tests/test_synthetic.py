@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchtrack import synthetic
 from benchtrack.history import open_store
+from benchtrack.lab import synthetic
 
 
 def test_same_seed_same_bytes_and_a_valid_history(tmp_path):

@@ -201,7 +201,7 @@ sub count {
 # Profile mode (BENCH_COUNT_PROFILE=FILE, under `perl -d:BenchtrackProfile`, run by
 # scripts/bench-perl-count.sh when the gate asks for profiles): each throughput benchmark warmed up
 # once, then one run whose statements per sub (Devel::BenchtrackProfile) go to FILE as a
-# benchtrack.profile/1 document, the shape benchtrack.function_diff reads. Callgrind cannot name
+# benchtrack.profile/1 document, the shape benchtrack.gate.function_diff reads. Callgrind cannot name
 # Perl's subs; this is no count, it runs in a process of its own.
 sub profile {
     my (@selected) = @_;

@@ -3,7 +3,7 @@ package Devel::BenchtrackProfile;
 # the gate asks for profiles): counts the statements each sub executes while $DB::benchtrack is
 # true, in %DB::benchtrack_count ("Package::sub (file)"). Callgrind cannot name Perl's subs (it
 # sees the interpreter, and Debian's perl binary is stripped), so this is the Perl view of
-# "which functions did more work" (benchtrack.function_diff). Anonymous subs are named by their
+# "which functions did more work" (benchtrack.gate.function_diff). Anonymous subs are named by their
 # file. Only the line hook is on ($^P 0x02): no DB::sub, so calls cost what they always do.
 use strict;
 use warnings;

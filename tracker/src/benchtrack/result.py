@@ -31,7 +31,7 @@ MAX_VALUE = 1e15
 DIRECTIONS = ("bigger", "smaller")
 # Units a smaller-is-better metric may carry (sizes and durations); throughputs are `<thing>/s`.
 SMALLER_UNITS = frozenset({"B", "KB", "MB", "GB", "KiB", "MiB", "GiB", "ns", "us", "ms", "s"})
-# Instruction counts per unit of work (benchtrack.callgrind), e.g. "instructions/item".
+# Instruction counts per unit of work (benchtrack.gate.callgrind), e.g. "instructions/item".
 COUNT_UNIT_RE = re.compile(r"^instructions/[A-Za-z][A-Za-z0-9_ \-]*$")
 
 # A name is `<suite>/<the name as the harness wrote it>`: the harness's part verbatim (spaces,
@@ -39,12 +39,12 @@ COUNT_UNIT_RE = re.compile(r"^instructions/[A-Za-z][A-Za-z0-9_ \-]*$")
 # only control characters and line breaks refused (they break one-line reports and the history's
 # JSON readers' tooltips). The suite prefix keeps two suites' equal names apart in one data.js
 # and is how the history and the dashboard tell a series' suite. No name becomes a path as it
-# is: the dashboard's files are a slug and a hash of their group's name (site._group_file).
+# is: the dashboard's files are a slug and a hash of their group's name (derive._group_file).
 NAME_RE = re.compile(r"^([a-z0-9][a-z0-9_\-]*)/([^\x00-\x1f\x7f-\x9f\u2028\u2029]+)\Z")
 # An error names a benchmark or a whole group (`rust/walk`, a bench binary that died early).
 ERROR_NAME_RE = NAME_RE
 # A companion series of a benchmark, stored beside it: `<name> (instructions)`, its instruction
-# count (benchtrack.companion). Its document's suite is `<suite>-instructions`.
+# count (benchtrack.history.companion). Its document's suite is `<suite>-instructions`.
 COMPANION_SERIES = ("instructions",)
 COMPANION_RE = re.compile(rf"^(.*) \(({'|'.join(COMPANION_SERIES)})\)$")
 THROUGHPUT_UNIT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ \-]*/s$")

@@ -9,7 +9,7 @@ each one. One `Suite` type serves bench-local, the gate and `benchtrack init`.
     profile = "count"                       # optional: a fixed BENCH_PROFILE (default --profile)
     companion = true                        # optional: the values are instruction counts of
                                             # other suites' benchmarks, stored beside them as
-                                            # `<name> (instructions)` (benchtrack.companion)
+                                            # `<name> (instructions)` (benchtrack.history.companion)
     [bench.suites.rust.env]                 # optional: added to the command's environment
     CARGO_TERM_COLOR = "never"
 
@@ -58,6 +58,7 @@ from a copy of it, as scripts/gate-cargo-build.sh does) and ${GATE_CHECKOUT} (th
 from __future__ import annotations
 
 import fnmatch
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -160,6 +161,17 @@ class Suite:
     def key(self, name: str) -> str:
         """A benchmark's series key in the gate: its name, or `<name> (<series>)`."""
         return name if self.series == "time" else f"{name} ({self.series})"
+
+    def fresh_raw(self, root: Path) -> Path:
+        """Where the harness writes its output under `root`, emptied before a run (bench-local's
+        and each of the gate's): a stale result must never pass for this run's."""
+        raw = root / self.raw
+        if raw.is_dir():  # criterion's home
+            shutil.rmtree(raw)
+        else:
+            raw.unlink(missing_ok=True)
+        raw.parent.mkdir(parents=True, exist_ok=True)  # harnesses write there but may not create it
+        return raw
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ and `command` with progress, ingest its `raw` output with its `adapter` into a r
 compare it with the previous local run of the same runner key, then append everything to the
 local history and rebuild the dashboard there. A `companion` suite counts instructions of other
 suites' benchmarks and stores them as their companion series `<name> (instructions)`
-(benchtrack.companion).
+(benchtrack.history.companion).
 
 Where things go:
 - result documents: `target/bench/results/<suite>.json` (`.../<runner-key>/<suite>.json` with
@@ -26,26 +26,28 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-import shutil
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchtrack import detect, processes, site, suites
+from benchtrack import detect, suites
 from benchtrack.commands import flags
 from benchtrack.commands.compare import add_report_arguments, exit_code, print_report
 from benchtrack.commands.ingest import add_metadata_arguments
-from benchtrack.companion import as_companion
 from benchtrack.compare import SuiteComparison, compare_documents
+from benchtrack.dashboard import read, site
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput, BenchtrackError
 from benchtrack.history import new_entries, open_store
 from benchtrack.history.archive import describe
+from benchtrack.history.companion import as_companion
 from benchtrack.history.retention import load as load_retention
 from benchtrack.ingest import ingest, names_own_suite
+from benchtrack.machine import processes
+from benchtrack.machine.cpuset import CpuSet, pinned
+from benchtrack.machine.runner import detect_commit, detect_runner, now_utc, parse_cpus
 from benchtrack.report.terminal import console
 from benchtrack.result import BenchError, Commit, ResultDocument, Runner
-from benchtrack.runner import detect_commit, detect_runner, now_utc, parse_cpus
 from benchtrack.suites import Suite
 
 NAME = "bench-local"
@@ -198,7 +200,7 @@ def _suites(text: str | None, declared: dict[str, Suite], config: Path) -> list[
     return [declared[n] for n in names]
 
 
-def _cpu_sets(given: list[flags.CpuSet] | None) -> list[flags.CpuSet | None]:
+def _cpu_sets(given: list[CpuSet] | None) -> list[CpuSet | None]:
     """One per runner size; None: run unpinned, on whatever CPUs this process may use."""
     if not given:
         return [None]
@@ -210,23 +212,17 @@ def _cpu_sets(given: list[flags.CpuSet] | None) -> list[flags.CpuSet | None]:
 
 
 def _measure(
-    spec: Suite, runner: Runner, cpus: flags.CpuSet | None, commit: Commit, args, out
+    spec: Suite, runner: Runner, cpus: CpuSet | None, commit: Commit, args, out
 ) -> ResultDocument:
     """Run one suite and ingest what it wrote; a failure becomes the document's `errors`."""
     suite = spec.name
-    raw = Path(spec.raw)
-    if raw.is_dir():  # criterion's home: stale benchmarks of an earlier run must not pass as ours
-        shutil.rmtree(raw)
-    else:
-        raw.unlink(missing_ok=True)
+    raw = spec.fresh_raw(Path())
     log = LOGS / runner.key / f"{suite}.log"
     command = args.raw_command.format(suite=suite) if args.raw_command else spec.command
     if spec.build and not args.raw_command:
         command = f"{spec.build} && {command}"  # built first, into the same log
-    # bash -c, as the gate runs the same command (gate/rounds.py)
-    command = ["bash", "-c", command]
-    if cpus is not None:
-        command = ["taskset", "-c", cpus.taskset, *command]
+    # bash -c, as the gate runs the same command (gate/suite_run.py)
+    command = pinned(cpus.taskset if cpus else None, ["bash", "-c", command])
     env = dict(os.environ)
     env.pop("BENCH_FILTER", None)
     env.update(spec.env)
@@ -374,7 +370,7 @@ def _detect(history: Path, out) -> None:
 
 def _build_site(history: Path, out, config: Path) -> None:
     try:
-        with site.open_history(str(history)) as loaded:
+        with read.open_history(str(history)) as loaded:
             report = site.build_site(loaded, history, order=suites.order(config))
     except BenchtrackError as error:
         out.print(f"dashboard: not built: {error}", markup=False)

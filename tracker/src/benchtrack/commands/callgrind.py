@@ -1,5 +1,5 @@
 """`benchtrack callgrind --out FILE [--iters K] -- COMMAND...`: instruction counts of a harness
-run in count mode (BENCH_COUNT) under valgrind's callgrind; see benchtrack.callgrind.
+run in count mode (BENCH_COUNT) under valgrind's callgrind; see benchtrack.gate.callgrind.
 
 Exit 0 when written; 3 when the harness failed under callgrind (nothing written); 2 on bad input
 (an --out that is a directory, no command), checked before anything runs.
@@ -11,10 +11,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchtrack import callgrind
 from benchtrack.commands import flags
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, BadInput
 from benchtrack.fsutil import output_file
+from benchtrack.gate import callgrind
 
 NAME = "callgrind"
 HELP = "Count the instructions of each benchmark: a harness in count mode under callgrind"

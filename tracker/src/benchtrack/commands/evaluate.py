@@ -12,8 +12,9 @@ from rich.markdown import Markdown
 
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.gate import aa, config, shard_replay, worktree
-from benchtrack.gate import evaluate as ev
+from benchtrack.gate import config, worktree
+from benchtrack.lab import aa, figures, report, shard_replay
+from benchtrack.lab import evaluate as ev
 
 NAME = "evaluate"
 HELP = "Measure the gate's error rates (false-fail, power) on recorded A/A rounds"
@@ -66,7 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--inflate",
         type=int,
         help="evaluate a synthetic suite of N benchmarks made from each recording's lockstep "
-        "benchmarks' recorded rounds and step seconds (gate/shard_replay.py), for the scaling "
+        "benchmarks' recorded rounds and step seconds (lab/shard_replay.py), for the scaling "
         "figure",
     )
     flags.add_markdown(p, "the table")
@@ -116,12 +117,12 @@ def run(args: argparse.Namespace) -> int:
         )
         result.notes = [cfg.note_for(n) for n in result.benches.names]
         results.append(result)
-    md = "\n".join(ev.markdown(r) for r in results)
+    md = "\n".join(report.markdown(r) for r in results)
     if len(results) > 1:
-        md += "\n" + ev.combined_markdown(ev.Combined(results))
+        md += "\n" + report.combined_markdown(figures.Combined(results))
     flags.write_markdown(args.markdown, md)
     if args.json:
-        docs = [ev.to_dict(r) for r in results]
+        docs = [report.to_dict(r) for r in results]
         flags.print_json(docs[0] if len(docs) == 1 else {"recordings": docs})
     elif not flags.markdown_on_stdout(args):
         Console().print(Markdown(md))
@@ -153,7 +154,7 @@ def _sharded(args, cfg, recordings, looks, budget) -> int:
             **_replay_args(args, cfg, looks, budget),
             confirm=cfg.confirm,
         )
-        md.append(f"`{parts[0].source}`\n\n" + shard_replay.markdown(out, ev.LOSSES))
+        md.append(f"`{parts[0].source}`\n\n" + shard_replay.markdown(out, figures.LOSSES))
     text = "\n".join(md)
     flags.write_markdown(args.markdown, text)
     if not flags.markdown_on_stdout(args):

@@ -17,7 +17,7 @@ import sys
 import orjson
 
 from benchtrack.errors import EXIT_OK, BadInput
-from benchtrack.export import DIRECTIONS, check_one_run, merged_benchmarks
+from benchtrack.history.export import DIRECTIONS, check_one_run, merged_benchmarks
 from benchtrack.ingest.bmf import to_bmf
 from benchtrack.result import ResultDocument
 

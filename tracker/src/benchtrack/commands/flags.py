@@ -16,14 +16,13 @@ import math
 import re
 import shutil
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_file
-from benchtrack.runner import allowed_cpus, cpu_ids
+from benchtrack.machine.cpuset import CpuSet
 
 STDOUT = "-"
 
@@ -49,64 +48,32 @@ def add_threshold(parser: argparse.ArgumentParser, help: str, default: float | N
     parser.add_argument("--threshold", type=percent, default=default, metavar="PCT", help=help)
 
 
-@dataclass(frozen=True)
-class CpuSet:
-    """The CPUs a `--cpus` value names; `spec` is the value as given (passed on to another
-    benchtrack command, it means the same there)."""
-
-    spec: str
-    ids: tuple[int, ...]
-
-    @property
-    def count(self) -> int:
-        return len(self.ids)
-
-    @property
-    def taskset(self) -> str:
-        """The list for `taskset -c`, runs of CPUs as ranges ("0-3,6")."""
-        runs: list[list[int]] = []
-        for cpu in self.ids:
-            if runs and cpu == runs[-1][-1] + 1:
-                runs[-1].append(cpu)
-            else:
-                runs.append([cpu])
-        return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
-
-    def __str__(self) -> str:
-        return self.spec
-
-
-_LIST = re.compile(r"[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*")
-
-
 def cpus(text: str) -> CpuSet:
     """'2' -> CPUs 0 and 1 (a count); '0,2' or '1-3' -> those CPUs (a taskset list). Every CPU
     must be one this process may use, and taskset must be there to pin them."""
-    allowed = allowed_cpus()
+    allowed = CpuSet.allowed().ids
     if re.fullmatch(r"[0-9]+", text):
         n = int(text)
         if not 1 <= n <= len(allowed):
             raise argparse.ArgumentTypeError(
                 f"expected a CPU count from 1 up to {len(allowed)} (this machine), got {text!r}"
             )
-        ids = tuple(range(n))
-    elif _LIST.fullmatch(text) and all(
-        int(lo) <= int(hi or lo) for lo, _, hi in (p.partition("-") for p in text.split(","))
-    ):
-        ids = tuple(cpu_ids(text))
+        ids = CpuSet.first(n).ids
+    elif CpuSet.is_list(text):
+        ids = CpuSet.parse(text).ids
     else:
         raise argparse.ArgumentTypeError(
             f"expected a CPU count (2 = CPUs 0-1) or a taskset list (0,2 or 1-3), got {text!r}"
         )
     outside = sorted(set(ids) - set(allowed))
     if outside:
-        usable = CpuSet("", tuple(allowed)).taskset
+        usable = CpuSet(allowed).taskset
         raise argparse.ArgumentTypeError(
             f"expected CPUs this process may use ({usable}), got {text!r} (CPU {outside[0]})"
         )
     if shutil.which("taskset") is None:
         raise argparse.ArgumentTypeError("expected taskset on PATH (util-linux) to pin CPUs")
-    return CpuSet(text, ids)
+    return CpuSet(ids, text)
 
 
 def add_cpus(parser: argparse.ArgumentParser, help: str, *, repeat: bool = False) -> None:

@@ -7,23 +7,29 @@ import os
 import re
 import shutil
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
-import orjson
 from rich.console import Console
 
-from benchtrack import function_diff, idle, runner
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import atomic_write, output_dir
-from benchtrack.gate import config, confirm, decide, render, shards, skip, worktree
-from benchtrack.gate.model import Rounds
-from benchtrack.gate.outcome import Outcome, Row, analyse
-from benchtrack.gate.rounds import interleave, toolchain_pins
+from benchtrack.fsutil import output_dir
+from benchtrack.gate import (
+    config,
+    function_diff,
+    idle,
+    render,
+    shards,
+    skip,
+    stages,
+    worktree,
+)
+from benchtrack.gate.outcome import Outcome
+from benchtrack.gate.rounds import RoundPlan
+from benchtrack.gate.suite_run import toolchain_pins
+from benchtrack.machine import runner
 from benchtrack.report import terminal
 from benchtrack.result import runner_key
-from benchtrack.stats import INCONCLUSIVE, REGRESSED
 
 NAME = "gate"
 HELP = "Compare base and head in interleaved rounds on this machine; exit 1 on a regression"
@@ -117,9 +123,6 @@ def run(args: argparse.Namespace) -> int:
     made: list[worktree.Checkout] = []  # inside the try: a cancel while adding head removes base
     failures: list = []
     budget = None if args.no_adaptive or not minutes else minutes * 60
-    # Screen, then confirm (gate/confirm.py): each stage spends half of alpha; one stage, all.
-    share = cfg.alpha * confirm.SHARE if cfg.confirm else None
-    second: dict = {}
     # Idle CPUs poll for the whole run (idle.py): builds are unaffected, every round quieter.
     with idle.polling(cfg.idle, sudo=args.idle_sudo) as idle_state:
         say(idle_state)
@@ -128,36 +131,10 @@ def run(args: argparse.Namespace) -> int:
             made.append(worktree.checkout(root, "head", args.head, head_sha, head_subject))
             sides = (made[0], made[1])
             pins = toolchain_pins(sides[1].path)
-            data = interleave(
-                suites,
-                sides,
-                looks=looks,
-                pins=pins,
-                name_filter=args.filter,
-                only=only,
-                cpus=cpus,
-                logs=logs,
-                stop_when=lambda d: analyse(d, cfg, looks, alpha=share).can_stop,
-                progress=say,
-                failures=failures,
-                budget=budget,
+            plan = RoundPlan(
+                suites, sides, looks, pins, args.filter, only=only, cpus=cpus, budget=budget
             )
-            outcome = analyse(data, cfg, looks, alpha=share)
-            at = decide.level(cfg, looks) if cfg.confirm else None
-            if cfg.confirm:  # told unchanged by the equivalence test on the screening's rounds
-                outcome.rows = decide.settle(outcome.rows, data, at)[0]
-            picked = confirm.candidates(outcome, cfg.confirm) if cfg.confirm else []
-            opened = decide.open_rows(outcome, picked) if cfg.confirm else []
-            if (picked or opened) and cfg.confirm:
-                left = None if budget is None else max(budget - data.seconds, 0.0)
-                second = _second(
-                    cfg, picked, opened, data, at, suites, sides, pins, cpus, logs, say,
-                    failures, left,
-                )  # fmt: skip
-                second["screened_seconds"] = data.seconds
-                outcome = confirm.merge(outcome, second.pop("outcome"), picked)
-                settled = second.pop("settled")
-                outcome.rows = [settled.get(r.name, r) for r in outcome.rows]
+            outcome, data, second = stages.screen_then_confirm(cfg, plan, logs, say, failures)
         finally:
             os.environ.pop(function_diff.ENV, None)
             if not args.keep_worktrees:
@@ -221,93 +198,6 @@ def _profiles(out_dir: Path) -> Path:
     return profiles
 
 
-def _second(
-    cfg, picked, opened, screened, at, suites, sides, pins, cpus, logs, say, failures, budget
-) -> dict:
-    """The second stage (gate/decide.py): the screening's candidates (gate/confirm.py) and the
-    benchmarks it left open, measured in segments between the stage's looks, each series until
-    it is decided or out of reach, within what is left of the time budget; its outcome, the rows
-    the equivalence test settled, and what it did, for gate.json."""
-    plan = cfg.confirm
-    looks = plan.look_schedule()
-    keys = {r.name for r in picked}
-    share = cfg.alpha * confirm.SHARE
-    rows = {r.name: r for r in [*picked, *opened]}
-    active = dict(rows)
-    say(
-        f"confirming {len(picked)} candidate(s), deciding {len(opened)} open benchmark(s): "
-        f"{', '.join(sorted(active))}"
-    )
-    data = Rounds()
-    outcome = analyse(data, cfg, looks, alpha=share, keys=keys)
-    settled: dict[str, Row] = {}
-    prev, stopped, spent, pace = 0, False, 0.0, 0.0
-    for k, last in enumerate(looks):
-        if not active or stopped:
-            break
-        chosen = list(active.values())
-        rounds = last - prev
-        if budget is not None and k > 0:  # at the last segment's pace (its series, or more)
-            fit = int((budget - spent) // pace) if pace > 0 else rounds
-            if fit < rounds:
-                stopped = True
-                say(f"second stage: the budget holds {max(fit, 0)} more round(s), not {rounds}")
-                if fit <= 0:
-                    break
-                rounds = fit
-        segment = interleave(
-            confirm.suites_for(chosen, suites),
-            sides,
-            looks=[rounds],
-            pins=pins,
-            name_filter=confirm.name_filters(chosen),
-            builds=False,
-            cpus=cpus,
-            logs=logs / "confirm" / f"look{k + 1}",
-            stop_when=lambda d: False,
-            progress=say,
-            failures=failures,
-        )
-        spent += segment.seconds
-        pace = segment.seconds / max(segment.count, 1)
-        data = data.then(segment)
-        prev = last
-        outcome = analyse(data, cfg, looks, alpha=share, keys=keys)
-        pooled = screened.then(data)
-        candidates_done = outcome.can_stop
-        open_now = [rows[n] for n in active if n not in settled]
-        fresh = decide.settle([replace(r, verdict=INCONCLUSIVE) for r in open_now], pooled, at, 2)
-        settled.update({r.name: r for r in fresh[0] if r.name in fresh[1]})
-        reach = decide.within_reach(
-            [rows[n] for n in active if n not in settled], pooled, at, screened.count + looks[-1]
-        )
-        regressed = {r.name for r in outcome.rows if r.verdict == REGRESSED}
-        active = {
-            n: r
-            for n, r in active.items()
-            if n not in settled
-            and n not in regressed
-            and (n in reach or (n in keys and not candidates_done))
-        }
-    return {
-        "outcome": outcome,
-        "settled": settled,
-        "candidates": sorted(keys),
-        "open": sorted(r.name for r in opened),
-        "decided_unchanged": sorted(settled),
-        "equivalence_level": at,
-        "rounds": data.count,
-        # Each series' round values (as the screening's under "rounds"): what a reader needs to
-        # see which rounds made an interval wide.
-        "values": {
-            side: {k: v for k, v in by.items() if k in rows} for side, by in data.values.items()
-        },
-        "seconds": data.seconds,
-        "stopped_by_budget": stopped,
-        "n_looks": len(looks),
-    }
-
-
 def _report(
     args: argparse.Namespace,
     outcome: Outcome,
@@ -317,9 +207,7 @@ def _report(
     more: str = "",
 ) -> int:
     """gate.json and gate.md in `out_dir`, the verdict on the terminal; the exit code."""
-    atomic_write(out_dir / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    markdown = render.markdown(outcome) + function_diff.markdown(doc.get("functions", {}))
-    atomic_write(out_dir / "gate.md", markdown)
+    markdown = render.write(out_dir, outcome, doc, function_diff.markdown(doc.get("functions", {})))
     if args.summary:
         with args.summary.open("a", encoding="utf-8") as f:
             f.write(markdown if markdown.endswith("\n") else markdown + "\n")

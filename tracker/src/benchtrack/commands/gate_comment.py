@@ -8,10 +8,10 @@ from pathlib import Path
 
 import orjson
 
-from benchtrack import gate_comment
 from benchtrack.commands import flags
 from benchtrack.errors import EXIT_OK, BadInput
 from benchtrack.fsutil import atomic_write, output_file
+from benchtrack.gate import comment
 
 NAME = "gate-comment"
 HELP = "Render the PR comment from gate artifacts (gate-<size>/gate.json), validating them as data"
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         except orjson.JSONDecodeError as error:
             raise BadInput(args.jobs, None, "JSON, the gate run's job list", str(error)) from None
     conclusion = args.conclusion or None
-    body, sizes = gate_comment.comment(args.artifacts, args.run_url, jobs, conclusion)
+    body, sizes = comment.comment(args.artifacts, args.run_url, jobs, conclusion)
     atomic_write(args.out, body)
     if args.json:
         flags.print_json({"out": str(args.out), "sizes": sizes})

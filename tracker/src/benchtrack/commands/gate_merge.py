@@ -8,11 +8,10 @@ from pathlib import Path
 
 import orjson
 
-from benchtrack import gate_comment
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import atomic_write, output_dir
-from benchtrack.gate import render, shards
+from benchtrack.fsutil import output_dir
+from benchtrack.gate import comment, render, shards
 from benchtrack.gate.outcome import Outcome, sort_rows
 
 NAME = "gate-merge"
@@ -28,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _index(path: Path, n: int) -> int:
-    doc = orjson.loads(path.read_bytes())  # gate_comment.load checked it is JSON of a gate
+    doc = orjson.loads(path.read_bytes())  # comment.load checked it is JSON of a gate
     shard = doc.get("shard")
     ok = isinstance(shard, dict) and shard.get("of") == n and isinstance(shard.get("index"), int)
     if not ok or not 1 <= shard["index"] <= n:
@@ -69,16 +68,14 @@ def run(args: argparse.Namespace) -> int:
     out = output_dir("--out", args.out)
     found: dict[int, Outcome] = {}
     for path in args.shards:
-        outcome = gate_comment.load(path)
+        outcome = comment.load(path)
         k = _index(path, n)
         if k in found:
             raise BadInput(path, "shard.index", f"one verdict a shard ({k} given twice)", k)
         found[k] = outcome
     merged = merge(found, n, split)
     doc = merged.to_dict()
-    atomic_write(out / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    markdown = render.markdown(merged)
-    atomic_write(out / "gate.md", markdown)
+    markdown = render.write(out, merged, doc)
     pr = next((p.parent / "pr.json" for p in args.shards if (p.parent / "pr.json").is_file()), None)
     if pr is not None:  # the PR number, for pr-comment.yml
         shutil.copyfile(pr, out / "pr.json")

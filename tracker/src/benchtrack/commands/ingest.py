@@ -14,7 +14,7 @@ from benchtrack.commands import flags
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK
 from benchtrack.fsutil import output_file
 from benchtrack.ingest import HARNESSES, ingest
-from benchtrack.runner import detect_commit, detect_runner, now_utc, parse_cpus
+from benchtrack.machine.runner import detect_commit, detect_runner, now_utc, parse_cpus
 
 NAME = "ingest"
 HELP = "Turn a harness's native output into a result document (benchtrack.result/1)"

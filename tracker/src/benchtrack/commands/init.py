@@ -1,10 +1,10 @@
 """`benchtrack init`: track another repository with benchtrack.toml and a 25-line workflow.
 
-Run at the repository's root. The suites are the ones detected there (benchtrack.adopt.detect)
+Run at the repository's root. The suites are the ones detected there (benchtrack.adopt.harnesses)
 or the one `--suite/--adapter/--command/--raw` declare; the workflow calls the composite action
 named by `--action`. An existing file is never overwritten without `--force` (exit 2 naming it,
 nothing written); `--dry-run` prints the files instead. `.gitignore` gets what bench-local, the
-gate and the suites write (adopt.ignore_entries): an existing one extended with the entries it
+gate and the suites write (templates.ignore_entries): an existing one extended with the entries it
 lacks, nothing removed or reordered; a missing one created.
 """
 
@@ -14,7 +14,7 @@ import argparse
 import os
 from pathlib import Path
 
-from benchtrack import adopt
+from benchtrack.adopt import harnesses, templates
 from benchtrack.commands import flags
 from benchtrack.errors import EXIT_OK, BadInput
 from benchtrack.fsutil import atomic_write
@@ -51,14 +51,16 @@ def run(args: argparse.Namespace) -> int:
     root = Path.cwd()
     suites = _suites(args, root)
     files = {
-        adopt.CONFIG: adopt.config_text(suites),
-        adopt.WORKFLOW: adopt.workflow_text(args.action),
+        templates.CONFIG: templates.config_text(suites),
+        templates.WORKFLOW: templates.workflow_text(args.action),
     }
     # bytes as they are (CRLF kept, any encoding): its lines are kept as they are
-    ignore = root / adopt.GITIGNORE
+    ignore = root / templates.GITIGNORE
     old_ignore = ignore.read_bytes().decode(errors="surrogateescape") if ignore.is_file() else None
-    missing = adopt.missing_ignores(old_ignore, adopt.ignore_entries(suites))
-    extended = {adopt.GITIGNORE: adopt.gitignore_text(old_ignore, missing)} if missing else {}
+    missing = templates.missing_ignores(old_ignore, templates.ignore_entries(suites))
+    extended = (
+        {templates.GITIGNORE: templates.gitignore_text(old_ignore, missing)} if missing else {}
+    )
     writes = files | extended
     report = {
         "suites": [s.to_dict() for s in suites],
@@ -85,23 +87,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path}")
     if missing:
         how = "extended" if old_ignore is not None else "wrote"
-        print(f"{how} {adopt.GITIGNORE}: {', '.join(missing)}")
+        print(f"{how} {templates.GITIGNORE}: {', '.join(missing)}")
     names = ", ".join(s.name for s in suites)
     print(f"suites: {names}; try them here with `benchtrack bench-local`, then commit the files")
     return EXIT_OK
 
 
-def _suites(args: argparse.Namespace, root: Path) -> list[adopt.Found]:
+def _suites(args: argparse.Namespace, root: Path) -> list[harnesses.Found]:
     given = {"--adapter": args.adapter, "--command": args.suite_command, "--raw": args.raw}
     if args.suite is not None:
         for flag, value in given.items():
             if value is None:
                 raise BadInput(flag, None, f"a value with --suite {args.suite}")
-        return [adopt.declared(args.suite, args.adapter, args.suite_command, args.raw)]
+        return [harnesses.declared(args.suite, args.adapter, args.suite_command, args.raw)]
     stray = [flag for flag, value in given.items() if value is not None]
     if stray:
         raise BadInput(stray[0], None, "--suite NAME beside it")
-    found = adopt.detect(root)
+    found = harnesses.detect(root)
     if not found:
         raise BadInput(
             root,

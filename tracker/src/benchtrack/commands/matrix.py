@@ -7,10 +7,10 @@ import json
 import os
 from pathlib import Path
 
-from benchtrack import runner_sizes
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import append_line
 from benchtrack.gate import shards
+from benchtrack.machine import runner_sizes
 
 NAME = "matrix"
 HELP = "print the CI matrix of runner sizes from .github/bench-runners.toml"

@@ -1,4 +1,4 @@
-"""`benchtrack publish-plan`: the publish job's first step (see benchtrack.publish)."""
+"""`benchtrack publish-plan`: the publish job's first step (see benchtrack.history.publish)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import os
 import sys
 from pathlib import Path
 
-from benchtrack import publish
 from benchtrack.commands import flags
 from benchtrack.errors import EXIT_OK, BadInput
 from benchtrack.fsutil import append_line
+from benchtrack.history import publish
 
 NAME = "publish-plan"
 HELP = (

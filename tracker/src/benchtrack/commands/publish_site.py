@@ -7,10 +7,12 @@ import os
 import sys
 from pathlib import Path
 
-from benchtrack import detect, publish, site, suites
+from benchtrack import detect, suites
 from benchtrack.commands import flags
+from benchtrack.dashboard import read, site
 from benchtrack.detect import Config
 from benchtrack.errors import EXIT_OK, BadInput
+from benchtrack.history import publish
 from benchtrack.history.retention import CONFIG_NAME
 from benchtrack.history.retention import load as load_retention
 from benchtrack.result import ResultDocument
@@ -72,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             md = detect.markdown(report.changes, report.new, skipped=len(report.skipped))
             with Path(args.summary).open("a", encoding="utf-8") as f:
                 f.write(md + "\n")
-        with site.open_history(str(history)) as opened:
+        with read.open_history(str(history)) as opened:
             site.build_site(opened, history, order=order)
 
     docs = [(path, ResultDocument.load(path)) for path in args.results]  # all checked first

@@ -10,14 +10,16 @@ from pathlib import Path
 
 from rich.console import Console
 
-from benchtrack import idle
 from benchtrack.commands import flags
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, BadInput
 from benchtrack.fsutil import atomic_write, output_file
-from benchtrack.gate import aa, config, worktree
-from benchtrack.gate.rounds import interleave, toolchain_pins
-from benchtrack.machine_load import LoadMeter
-from benchtrack.runner import affinity_cpus, cpu_model
+from benchtrack.gate import config, idle, worktree
+from benchtrack.gate.machine_load import LoadMeter
+from benchtrack.gate.rounds import RoundPlan, interleave
+from benchtrack.gate.suite_run import toolchain_pins
+from benchtrack.lab import aa
+from benchtrack.machine.cpuset import CpuSet
+from benchtrack.machine.runner import cpu_model
 
 NAME = "record-aa"
 HELP = "Record A/A rounds (one commit as base and head) for `benchtrack evaluate`"
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         "commit": sha,
         "subject": subject,
         "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": f"{affinity_cpus()} CPUs ({cpus or 'unpinned'}), {cpu_model()}, "
+        "machine": f"{CpuSet.allowed().count} CPUs ({cpus or 'unpinned'}), {cpu_model()}, "
         f"{platform.system()} {platform.machine()}",
         "suites": [s.name for s in suites],
         "filter": args.filter,
@@ -89,14 +91,11 @@ def run(args: argparse.Namespace) -> int:
         say(idle_state)
         meta["idle"] = idle_state
         try:
+            looks = list(range(first, args.rounds + 1))
+            plan = RoundPlan(suites, sides, looks, toolchain_pins(co.path), args.filter, cpus=cpus)
             data = interleave(
-                suites,
-                sides,
-                looks=list(range(first, args.rounds + 1)),
-                pins=toolchain_pins(co.path),
-                name_filter=args.filter,
-                cpus=cpus,
-                logs=root / "target" / "gate" / f"logs-{stem}",
+                plan,
+                root / "target" / "gate" / f"logs-{stem}",
                 stop_when=checkpoint,
                 progress=say,
                 failures=failures,

@@ -40,7 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from benchtrack import site, suites
+    from benchtrack import suites
+    from benchtrack.dashboard import read, site
 
     if args.history and args.history_opt and args.history != args.history_opt:
         raise BadInput("command line", "HISTORY", "one history (positional or --history)")
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         if spec.startswith("git:") or not Path(spec).is_dir():
             raise BadInput("command line", "--out", "an output directory for a non-local history")
         out = Path(spec)
-    with site.open_history(spec) as history:
+    with read.open_history(spec) as history:
         order = suites.order(Path(suites.CONFIG_NAME))
         report = site.build_site(history, out, source=args.source, order=order)
     if args.json:

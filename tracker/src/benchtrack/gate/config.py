@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchtrack import config, idle, suites
+from benchtrack import config, suites
 from benchtrack.config import CONFIG_NAME
 from benchtrack.errors import BadInput
-from benchtrack.gate import skip
+from benchtrack.gate import idle, skip
 from benchtrack.suites import SERIES, Suite
 from benchtrack.tomlcheck import Checker as _V
 

@@ -1,7 +1,7 @@
 """The gate's data: what each round measured, for both sides, every sample kept.
 
 The runner (gate/rounds.py) fills it; the verdicts (gate/outcome.py), the recordings
-(gate/aa.py) and the JSON read it. One value per benchmark per round: the median of that round's
+(lab/aa.py) and the JSON read it. One value per benchmark per round: the median of that round's
 samples, or for lockstep the base's median step and the head's as that times the round's median
 pair ratio (with several worker processes a round, the mean of each process pair's own; see
 gate/lockstep.py).

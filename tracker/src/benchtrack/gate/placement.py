@@ -30,6 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchtrack.machine.cpuset import CpuSet
+
 ALL, ONE, AUTO = "all", "one", "auto"
 # CPUs a side may keep busy and still be stepped on one: a single-threaded benchmark reads
 # ~1.0 (plus the runtime's own threads: a collector, a timer); two busy threads read ~2.
@@ -58,7 +60,7 @@ def _stat(pid: str, tid: str | None = None) -> list[str] | None:
 
 
 def processes(sids: Iterable[int]) -> list[int]:
-    """The live processes of the sessions `sids` (a worker starts its own: lockstep.Worker)."""
+    """The live processes of the sessions `sids` (each worker starts its own: lockstep_worker)."""
     wanted = set(sids)
     out = []
     for entry in _PROC.iterdir():
@@ -127,3 +129,14 @@ def choose(used: dict[str, Usage]) -> str:
     else ALL."""
     single = all(u.cpus <= THREADED and u.threads <= 1 for u in used.values())
     return ONE if single else ALL
+
+
+# Where lockstep's two workers share a CPU and where the counts run beside them.
+def one_cpu(cpus: str | None) -> str:
+    """The CPU both lockstep workers share: the last of `cpus` or of this process's affinity."""
+    return str(CpuSet.of(cpus).ids[-1])
+
+
+def spare_cpus(cpus: str | None) -> str | None:
+    """The CPUs the lockstep workers leave free (a taskset list), or None on a single CPU."""
+    return CpuSet(CpuSet.of(cpus).ids[:-1]).taskset or None

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
+import orjson
 from rich.console import Console
 from rich.table import Table
 
+from benchtrack.fsutil import atomic_write
 from benchtrack.gate import skip
 from benchtrack.gate import verdict as v
 from benchtrack.gate.config import split_key
+from benchtrack.gate.mdtext import block, code, pct
 from benchtrack.gate.outcome import Outcome, Row
-from benchtrack.mdtext import block, code, pct
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
 MARK = {
@@ -240,3 +243,12 @@ def terminal(o: Outcome, console: Console) -> None:
             highlight=False,
         )
         console.print(f.tail, markup=False, highlight=False)
+
+
+def write(out_dir: Path, outcome: Outcome, doc: dict, tail: str = "") -> str:
+    """gate.json (`doc`) and gate.md (the outcome's Markdown, then `tail`) in `out_dir`: their one
+    writer, for the gate and for gate-merge alike. Returns the Markdown (for a job summary)."""
+    atomic_write(out_dir / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    md = markdown(outcome) + tail
+    atomic_write(out_dir / "gate.md", md)
+    return md

@@ -8,7 +8,7 @@ the shard with the fewest seconds so far (LPT, longest processing time first, fi
 R. L. Graham: en.wikipedia.org/wiki/Longest-processing-time-first_scheduling), which keeps the
 slowest shard, the PR's wall time, close to the best split without searching for it.
 
-`plan` makes the split (`benchtrack shard-plan`, and `evaluate --shards`: gate/shard_replay.py);
+`plan` makes the split (`benchtrack shard-plan`, and `evaluate --shards`: lab/shard_replay.py);
 `gate --shard K/N --shard-plan FILE` measures shard K's benchmarks (`name_filter`); `gate-merge`
 makes the shards' gate.json one (`merge`). A benchmark the plan does not name (new since the
 plan) is the first shard's.

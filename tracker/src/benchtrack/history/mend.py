@@ -1,4 +1,4 @@
-"""A runner's data.js put right after a publish that went wrong (benchtrack.publish runs it).
+"""A runner's data.js put right after a publish that went wrong (history/publish.py runs it).
 
 github-action-benchmark appends without looking at what is recorded, and starts over from an
 empty history when it cannot read a data.js, then pushes that. So after the action:

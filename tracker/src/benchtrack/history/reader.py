@@ -26,6 +26,7 @@ from benchtrack.fsutil import mapped
 from benchtrack.history import cache, scan
 from benchtrack.history import format as fmt
 from benchtrack.history.model import Columns, RunnerHistory, finish, merge, reduce_batches
+from benchtrack.machine.cpuset import CpuSet
 
 RANGE_BYTES = 4 << 20  # of JSON per range: ~25 ranges per 100 MB file, a few MB of structs each
 PARALLEL_BYTES = 32 << 20  # below this much to decode, starting workers costs more than it saves
@@ -110,7 +111,7 @@ class _Workers:
 
     def __init__(self) -> None:
         self.pool: ProcessPoolExecutor | None = None
-        self.count = min(len(os.sched_getaffinity(0)), MAX_WORKERS)
+        self.count = min(CpuSet.allowed().count, MAX_WORKERS)
 
     def submit(self, worth: bool, fn: Callable[..., Columns], *args: Any) -> Future | None:
         if self.pool is None:

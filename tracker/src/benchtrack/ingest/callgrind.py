@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchtrack.callgrind import SCHEMA
 from benchtrack.errors import BadInput
 from benchtrack.ingest import Parsed, need, positive_numbers, read_json
 from benchtrack.result import check_benchmark
 from benchtrack.stats import median_ci
 
+# The raw format `benchtrack callgrind` (gate/callgrind.py) writes and this adapter reads.
+SCHEMA = "benchtrack.callgrind/1"
 IRREGULAR = {"directories": "directory", "queries": "query"}
 
 

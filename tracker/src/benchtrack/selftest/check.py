@@ -4,7 +4,7 @@ Each slowed benchmark must have a series "regressed" if its designed loss is at 
 (below that its verdict is shown, not judged), and must never be shown improved while its wall
 time lost that much; every other benchmark must have no series "regressed". And a counted
 benchmark that regressed must have the function doing the extra work (its patch's `where`) among
-the top functions the gate names for it (benchtrack.function_diff): the first place the PR
+the top functions the gate names for it (benchtrack.gate.function_diff): the first place the PR
 comment says to look.
 """
 
@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from benchtrack import gate_comment
 from benchtrack.errors import EXIT_BENCHMARK_FAILED, EXIT_OK, EXIT_REGRESSION, BadInput
+from benchtrack.gate import comment
 from benchtrack.gate.config import split_key
 from benchtrack.gate.outcome import Outcome, Row
 from benchtrack.selftest.patches import Slow
@@ -100,7 +100,7 @@ def load(path: Path, base: str, head: str) -> Outcome:
     """The gate's gate.json, read by the same checks as a PR's artifact, and of this run."""
     if not path.is_file():
         raise BadInput(path, None, "the gate's gate.json (the gate wrote none)")
-    outcome = gate_comment.load(path)
+    outcome = comment.load(path)
     for side, sha in (("base", base), ("head", head)):
         got = outcome.meta[side]["sha"]
         if got != sha:

@@ -163,7 +163,7 @@ def _sized(t: Target, n1: int) -> tuple[int, int]:
     """n1 grown until the n1 calls' instructions are FIXED_SHARE times what the runs share,
     and the difference at that n1. At a guess far too small, the start-up's variation can
     even make the longer run count less: n1 then grows a hundredfold."""
-    from benchtrack import callgrind
+    from benchtrack.gate import callgrind
 
     for _ in range(6):
         first, second = (callgrind.total(*t.argv(n)) for n in (n1, 2 * n1))
@@ -186,7 +186,7 @@ def count(targets: list[Target], out: Path, iters: int) -> int:
     Written as `benchtrack callgrind`'s raw output (benchtrack.callgrind/1), the names those
     of the lockstep steps, so the counts sit beside their wall time. Exit 1 when a benchmark
     failed (the others are written), 0 otherwise."""
-    from benchtrack import callgrind
+    from benchtrack.gate import callgrind
 
     chosen = set(selected(t.name for t in targets))
     counted: list[callgrind.Counted] = []

@@ -1,5 +1,5 @@
 /* Is a run a change, or its series' own noise? The range a series' recent history expects a run
- * in, the same rule as benchtrack/expected.py (the index carries that module's range for each
+ * in, the same rule as benchtrack/dashboard/expected.py (the index carries that module's range for each
  * series' latest run; gh-pages/tests/test_verdicts.py checks the two agree): the median of the
  * (at most WINDOW) points before it since the series' latest change point, ± the widest of
  * SPREAD robust standard deviations of their logs, REACH times their farthest point from the
@@ -40,7 +40,7 @@
     const half = Math.max(SPREAD * sd, REACH * devs[devs.length - 1], Math.log1p(FLOOR));
     return { center: Math.exp(center), lo: Math.exp(center - half), hi: Math.exp(center + half), runs: logs.length, sd };
   }
-  function fromIndex(exp) {  // the index's [center, lo, hi, runs, sd] (benchtrack.expected)
+  function fromIndex(exp) {  // the index's [center, lo, hi, runs, sd] (benchtrack.dashboard.expected)
     return exp ? { center: exp[0], lo: exp[1], hi: exp[2], runs: exp[3], sd: exp[4] } : null;
   }
   // {kind: 'worse' | 'better' | '', change (vs the expected level), range} of a value

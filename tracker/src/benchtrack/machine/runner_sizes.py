@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchtrack.errors import BadInput
+from benchtrack.machine.cpuset import CpuSet
 from benchtrack.result import runner_key
 
 DEFAULT_CONFIG = Path(".github/bench-runners.toml")
@@ -31,9 +32,7 @@ class RunnerSize:
     @property
     def taskset(self) -> str:
         """The CPU list to pin to (`0`, `0-1`, …), or "" for the whole runner."""
-        if not self.pin:
-            return ""
-        return "0" if self.cpus == 1 else f"0-{self.cpus - 1}"
+        return CpuSet.first(self.cpus).taskset if self.pin else ""
 
     def to_matrix(self) -> dict[str, object]:
         return {

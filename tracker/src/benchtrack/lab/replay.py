@@ -1,7 +1,7 @@
 """The gate's decisions replayed on recorded rounds, vectorised over thousands of pseudo-PRs:
 its time budget (gate/rounds.py) and its two stages, screen then confirm (gate/confirm.py).
 
-`evaluate` builds the pseudo-PRs (gate/evaluate.py); this module only decides what the gate
+`evaluate` builds the pseudo-PRs (lab/evaluate.py); this module only decides what the gate
 would have done with each: the same rules, on arrays whose leading axes are PRs (and, for
 detection, scenarios), the series on the axis before the rounds.
 """

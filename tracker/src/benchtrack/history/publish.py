@@ -39,9 +39,9 @@ import orjson
 
 from benchtrack import git
 from benchtrack.errors import BadInput, BenchtrackError
-from benchtrack.export import check_one_run, merged_benchmarks
 from benchtrack.history import DirStore, NewEntry, new_entries, open_store
 from benchtrack.history.archive import ARCHIVE_JS
+from benchtrack.history.export import check_one_run, merged_benchmarks
 from benchtrack.history.mend import mend, outline_of
 from benchtrack.history.retention import Retention
 from benchtrack.result import ResultDocument

@@ -31,11 +31,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchtrack import function_diff
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
+from benchtrack.gate import function_diff
+from benchtrack.ingest.callgrind import SCHEMA
 
-SCHEMA = "benchtrack.callgrind/1"
 MARKER = "getppid"
 _SUMMARY = re.compile(rb"^summary:\s*(\d+)", re.M)
 

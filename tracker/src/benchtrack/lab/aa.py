@@ -20,7 +20,7 @@ from benchtrack.errors import BadInput
 from benchtrack.fsutil import read_maybe_gzip
 from benchtrack.gate.lockstep import paired_values
 from benchtrack.gate.model import Rounds
-from benchtrack.gate.replay import Costs
+from benchtrack.lab.replay import Costs
 from benchtrack.result import parse_json
 
 SCHEMA = "benchtrack.aa/1"
@@ -198,7 +198,7 @@ def load(path: Path, name_filter: str | None = None) -> AAData:
 
 
 def from_doc(source: Path, doc: dict[str, Any]) -> AAData:
-    """A recording document made in memory (e.g. gate/shard_replay.inflate), as `load` reads."""
+    """A recording document made in memory (e.g. lab/shard_replay.inflate), as `load` reads."""
     return _assemble(source, doc, doc["benchmarks"], None)
 
 

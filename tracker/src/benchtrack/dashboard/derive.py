@@ -1,193 +1,28 @@
-"""Build the gh-pages dashboard from a history (`benchtrack site HISTORY --out DIR`).
-
-The published site is the dashboard shipped inside this package (`benchtrack/dashboard/`: the page,
-its scripts and style, and the chart library uPlot vendored under `vendor/`, checked against the
-npm tarball `gh-pages/package-lock.json` locks) plus a compact index derived from the history,
-written beside `bench/`:
-
-    OUT/index.html                      the dashboard (opens from file:// and from GitHub Pages)
-    OUT/dashboard/js/*.js, style.css    its code (classic scripts, loaded in order by index.html)
-    OUT/dashboard/vendor/uPlot.*        the chart library (and its licence)
-    OUT/dashboard/data/index.js         window.BENCHTRACK_INDEX: runners, commits (deduplicated
-                                        across runners), suites/groups/benchmarks, latest and
-                                        previous values with their ± half-widths,
-                                        change points for the markers and the Regressions list
-                                        (from bench/changes.json when present)
-    OUT/dashboard/data/g/<group>.js     one per suite/group, loaded lazily when the group scrolls
-                                        into view: per benchmark and runner, delta-coded commit
-                                        indices, values (6 significant digits) and range half-widths
-    OUT/dashboard/data/archive/         only when a runner has a bench/<runner-key>/archive.js:
-        index.js                        window.BENCHTRACK_ARCHIVE: the commits of the whole
-                                        history (data.js and archive.js), where each commit of
-                                        index.js sits among them, and the change points on it
-        g/<group>.js                    each group's series over the whole history, loaded only
-                                        after "load older history"
-    OUT/bench/<runner-key>/data.js      untouched when OUT is the history itself; a byte copy
-      (and archive.js)                  otherwise, so the site is whole
-
-The index and data/g/ draw each data.js alone (what retention keeps: the recent history), so the
-first screen stays small however long the history; the archived points are separate files that
-only the "load older history" control loads (gh-pages/README.md has the contract).
-
-Data files are JavaScript (`window.X = {...}`) because a page opened from file:// cannot fetch()
-JSON in Chromium, but it can load a <script>. A `data.js` is never rewritten.
-
-Every file is a function of the history alone (no wall-clock stamp): rebuilding an unchanged
-history writes the same bytes, so the publish job has nothing to commit.
-"""
+"""Deriving the dashboard's compact index and per-group payloads from a history read by
+dashboard/read.py: values quantised, commits deduplicated across runners, the range each series
+expects its latest run in (dashboard/expected.py), and the archived history's own files."""
 
 from __future__ import annotations
 
 import hashlib
 import math
-import os
 import re
-import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import orjson
 
-from benchtrack import companion, expected, machines
-from benchtrack.errors import BadInput
-from benchtrack.fsutil import atomic_write
-from benchtrack.history.archive import ARCHIVE_JS
+from benchtrack.dashboard import expected, machines
+from benchtrack.dashboard.read import SiteHistory
+from benchtrack.history import companion
 
 SCHEMA = "benchtrack.site/1"
 # The overview's small multiples need no more points than pixels: past 2 x OVERVIEW_BUCKETS
 # commits each group also gets an overview file of bucket means (same layout, fewer points).
 OVERVIEW_BUCKETS = 200
 _SLUG = re.compile(r"[^a-z0-9._-]+")
-# What of the source tree is not published: the vendored library's provenance, which a test reads.
-_NOT_PUBLISHED = {Path("vendor/uplot.json")}
-_REQUIRED = ("index.html", "vendor/uPlot.iife.min.js", "vendor/uPlot.min.css")
-
-
-def default_source() -> Path:
-    """The dashboard shipped in this package (`benchtrack/dashboard/`), wherever it is installed."""
-    return Path(__file__).resolve().parent / "dashboard"
-
-
-# --------------------------------------------------------------------------------------------
-# Reading the history (through benchtrack.history, the history store's reader)
-
-
-@dataclass
-class SiteHistory:
-    model: Any  # benchtrack.history.model.History of the data.js files: what the page draws first
-    root: Path | None  # the history directory on disk (None for a history that is not)
-    changes: list[dict[str, Any]] = field(default_factory=list)
-    changes_source: Path | None = None
-    changes_generated: str | None = None  # changes.json's `generated`: when detect last wrote it
-    # changes.json's runs needed per series (2 x config.min_segment) and series too short to judge
-    changes_meta: dict[str, int] = field(default_factory=dict)
-    whole: Any = None  # with each archive.js read in (None: no runner has an archive)
-
-    def data_js(self, key: str, name: str = "data.js") -> Path | None:
-        path = self.root / "bench" / key / name if self.root else None
-        return path if path is not None and path.is_file() else None
-
-
-@contextmanager
-def open_history(spec: str) -> Iterator[SiteHistory]:
-    """Read every runner's data.js (and bench/changes.json) of a history directory or git branch.
-
-    A git history is read from a temporary checkout (the store's own), which lives as long as the
-    context: the site copies its data.js and changes.json from there.
-    """
-    from benchtrack import history as history_mod
-
-    store = history_mod.open_store(spec)
-    if isinstance(store, history_mod.GitStore):
-        with store.checkout() as work:
-            if work is None:
-                raise BadInput(spec, None, "an existing branch with bench/<runner-key>/data.js")
-            yield _site_history(history_mod.open_store(str(work)), work, spec)
-        return
-    yield _site_history(store, Path(spec), spec)
-
-
-def _site_history(store: Any, root: Path, spec: str) -> SiteHistory:
-    model = store.read(archive=False)
-    if not model.runners:
-        raise BadInput(root / "bench", None, "at least one bench/<runner-key>/data.js")
-    archived = any((root / "bench" / key / ARCHIVE_JS).is_file() for key in model.runners)
-    changes, source, generated, meta = _read_changes(root)
-    return SiteHistory(
-        model=model,
-        root=root,
-        changes=changes,
-        changes_source=source,
-        changes_generated=generated,
-        changes_meta=meta,
-        whole=store.read() if archived else None,
-    )
-
-
-def _finite(value: Any) -> float | None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    return value if ok else None
-
-
-def _read_changes(
-    root: Path,
-) -> tuple[list[dict[str, Any]], Path | None, str | None, dict[str, int]]:
-    """Change points flagged by `detect` (bench/changes.json, schema benchtrack.changes/1): a list
-    of {series, runner, commit, change, direction, regression, before, after, first_seen} (only
-    series, runner and commit are required), the file, its `generated` time, and the runs detect
-    needs per series and how many series it skipped as too short; no changes when the file is
-    absent."""
-    path = root / "bench" / "changes.json"
-    if not path.is_file():
-        return [], None, None, {}
-    try:
-        doc = orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as error:
-        raise BadInput(path, None, "valid JSON", str(error)) from None
-    items = doc.get("changes", []) if isinstance(doc, dict) else doc
-    generated = doc.get("generated") if isinstance(doc, dict) else None
-    if not isinstance(items, list):
-        raise BadInput(path, "changes", "a list of change points", type(items).__name__)
-    out = []
-    for i, item in enumerate(items):
-        if not isinstance(item, dict) or not all(
-            isinstance(item.get(k), str) for k in ("series", "runner", "commit")
-        ):
-            raise BadInput(
-                path, f"changes[{i}]", "an object with series, runner and commit strings"
-            )
-        regression = item.get("regression")
-        first_seen = item.get("first_seen")
-        out.append(
-            {
-                "series": item["series"],
-                "runner": item["runner"],
-                "commit": item["commit"],
-                "change": _finite(item.get("change")),
-                "direction": str(item.get("direction") or ""),
-                "regression": regression if isinstance(regression, bool) else None,
-                "before": _finite(item.get("before")),
-                "after": _finite(item.get("after")),
-                "first_seen": first_seen if isinstance(first_seen, str) else None,
-            }
-        )
-    config = doc.get("config") if isinstance(doc, dict) else None
-    segment = config.get("min_segment") if isinstance(config, dict) else None
-    skipped = doc.get("skipped") if isinstance(doc, dict) else None
-    meta = {
-        "min_points": 2 * segment if isinstance(segment, int) and segment > 0 else 8,
-        "skipped": len(skipped) if isinstance(skipped, list) else 0,
-    }
-    return out, path, generated if isinstance(generated, str) else None, meta
-
-
-# --------------------------------------------------------------------------------------------
-# Deriving the compact index
 
 
 def quantise(value: float, digits: int = 6) -> float | int | None:
@@ -274,7 +109,7 @@ def _link_companions(listed: list[dict[str, Any]]) -> None:
 
 def _expected_last(pos: np.ndarray, values: np.ndarray, steps: Any) -> list[Any] | None:
     """[center, lo, hi, runs, sd] of the range the latest point is expected in, from the points
-    the page holds (6 digits), or None when too few: the rule of benchtrack.expected."""
+    the page holds (6 digits), or None when too few: the rule of benchtrack.dashboard.expected."""
     tail = slice(max(0, len(values) - expected.WINDOW - 1), len(values))
     held = np.array([float(f"{v:.6g}") for v in values[tail].tolist()])
     at = [k for k, p in enumerate(pos[tail].tolist()) if p in steps] if steps else []
@@ -287,7 +122,7 @@ def _expected_last(pos: np.ndarray, values: np.ndarray, steps: Any) -> list[Any]
 
 def _machines(history: SiteHistory, key: str, position: dict[str, int]) -> list[list[Any]]:
     """[commit index, cpu model, os] where the runner's machine is first known and where it
-    changed (benchtrack.machines), for the commits the index has."""
+    changed (benchtrack.dashboard.machines), for the commits the index has."""
     path = history.data_js(key)
     if path is None:
         return []
@@ -443,7 +278,7 @@ def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
                         f"{key_json}:{_series_json(*_bucket_means(pos, values, spread, bucket, n))}"
                     )
                 # the latest run, the one before, and the range the series' history expects the
-                # latest in (benchtrack.expected), so the overview judges it without the series
+                # latest in (dashboard.expected), so the overview judges it without the series
                 before = float(values[-2]) if len(values) > 1 else math.nan
                 before_spread = float(spread[-2]) if len(values) > 1 else math.nan
                 last[runner.key] = [
@@ -561,151 +396,3 @@ def derive_archive(
     }
     groups = {file: (key + ARCHIVE_KEY, text) for file, (key, text) in whole.groups.items()}
     return SiteData(index=index, groups=groups)
-
-
-# --------------------------------------------------------------------------------------------
-# Writing the site
-
-
-def _write(path: Path, data: bytes) -> None:
-    """atomic_write, readable by a web server (mkstemp creates 0600)."""
-    atomic_write(path, data)
-    os.chmod(path, 0o644)
-
-
-def _js(global_expr: str, obj: Any) -> bytes:
-    return global_expr.encode() + orjson.dumps(obj) + b";\n"
-
-
-@dataclass
-class BuildReport:
-    out: Path
-    runners: int
-    benchmarks: int
-    commits: int
-    index_bytes: int
-    group_bytes: int
-    overview_bytes: int  # the index is not included
-    archive_bytes: int  # data/archive/: loaded only by "load older history"
-    data_js_bytes: int
-    copied_data_js: int
-    changes: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return {k: (str(v) if isinstance(v, Path) else v) for k, v in self.__dict__.items()}
-
-
-def build_site(
-    history: SiteHistory, out: Path, source: Path | None = None, order: tuple[str, ...] = ()
-) -> BuildReport:
-    """Write the dashboard for `history` into `out` (see the module doc for the layout); `order`:
-    the suites' order (derive's `suite_order`)."""
-    source = source or default_source()
-    missing = [rel for rel in _REQUIRED if not (source / rel).is_file()]
-    if missing:
-        raise BadInput(source / missing[0], None, "a dashboard source tree (benchtrack/dashboard/)")
-    site = derive(history, suite_order=order)
-    archive = derive_archive(history, site, suite_order=order)
-    out.mkdir(parents=True, exist_ok=True)
-    dash = out / "dashboard"
-
-    # The source: index.html at the top, everything else (code, style, vendor/) under dashboard/.
-    code = set()
-    for path in sorted(source.rglob("*")):
-        rel = path.relative_to(source)
-        if path.is_dir() or rel in _NOT_PUBLISHED or "__pycache__" in rel.parts:
-            continue
-        target = out / rel if rel == Path("index.html") else dash / rel
-        _write(target, path.read_bytes())
-        code.add(target)
-    # What an older build wrote that the source no longer has (dashboard/app.js before it was
-    # split into js/): dashboard/ is derived, so a build over an old site equals a fresh one. Its
-    # data/ is kept in step on its own.
-    for path in sorted(dash.rglob("*")):
-        if path.is_file() and path.relative_to(dash).parts[0] != "data" and path not in code:
-            path.unlink()
-
-    # Group payloads first, the index last: a reader never sees an index naming a missing file.
-    sizes = _write_groups(dash / "data" / "g", site.groups)
-    group_bytes = sum(sizes.values())
-    # what the overview loads: each group's overview file, or its full file when it has none
-    overview_bytes = sum(
-        sizes[group.get("ofile", group["file"])]
-        for suite in site.index["suites"]
-        for group in suite["groups"]
-    )
-    archive_bytes = 0
-    adir = dash / "data" / "archive"
-    if archive is not None:
-        archive_bytes = sum(_write_groups(adir / "g", archive.groups).values())
-        blob = _js("window.BENCHTRACK_ARCHIVE=", archive.index)
-        _write(dash / ARCHIVE_INDEX, blob)
-        archive_bytes += len(blob)
-    elif adir.is_dir():  # the history no longer has an archive: neither has the site
-        _write_groups(adir / "g", {})
-        (dash / ARCHIVE_INDEX).unlink(missing_ok=True)
-
-    # data.js: never rewritten; copied byte for byte when the site is built elsewhere.
-    copied = 0
-    data_bytes = 0
-    same_place = history.root is not None and _same_dir(history.root, out)
-    for entry in site.index["runners"]:
-        kept = history.data_js(entry["key"], ARCHIVE_JS)
-        entry["archive"] = f"bench/{entry['key']}/{ARCHIVE_JS}" if kept else None
-        raw = history.data_js(entry["key"])
-        if raw is None:
-            entry["data"] = None  # not on disk (a git history the reader did not check out)
-            continue
-        data_bytes += raw.stat().st_size
-        if same_place:
-            continue
-        for name, path in (("data.js", raw), (ARCHIVE_JS, kept)):
-            if path is None:
-                continue
-            target = out / "bench" / entry["key"] / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{name}.copy.tmp")
-            shutil.copyfile(path, tmp)
-            os.replace(tmp, target)
-        copied += 1
-    if not same_place and history.changes_source:
-        _write(out / "bench" / "changes.json", history.changes_source.read_bytes())
-
-    index_blob = _js("window.BENCHTRACK_INDEX=", site.index)
-    _write(dash / "data" / "index.js", index_blob)
-    return BuildReport(
-        out=out,
-        runners=len(site.index["runners"]),
-        benchmarks=site.index["benchmarks"],
-        commits=len(site.index["commits"]["id"]),
-        index_bytes=len(index_blob),
-        group_bytes=group_bytes,
-        overview_bytes=overview_bytes,
-        archive_bytes=archive_bytes,
-        data_js_bytes=data_bytes,
-        copied_data_js=copied,
-        changes=len(site.index["changes"]),
-    )
-
-
-def _write_groups(gdir: Path, groups: dict[str, tuple[str, str]]) -> dict[str, int]:
-    """Each group payload as `gdir/<file>` (file -> its size); files of older builds removed."""
-    sizes: dict[str, int] = {}
-    for file, (key, text) in groups.items():
-        blob = (
-            "(window.BENCHTRACK_DATA=window.BENCHTRACK_DATA||{})["
-            f"{orjson.dumps(key).decode()}]={text};\n"
-        ).encode()
-        _write(gdir / file, blob)
-        sizes[file] = len(blob)
-    for stale in gdir.glob("*.js"):
-        if stale.name not in groups:
-            stale.unlink()
-    return sizes
-
-
-def _same_dir(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from benchtrack.errors import BadInput
-from benchtrack.gate.aa import AAData, from_doc, subset
 from benchtrack.gate.config import split_key
-from benchtrack.gate.evaluate import evaluate, recording_costs
-from benchtrack.gate.replay import Costs
 from benchtrack.gate.shards import plan
+from benchtrack.lab.aa import AAData, from_doc, subset
+from benchtrack.lab.evaluate import evaluate
+from benchtrack.lab.replay import Costs
+from benchtrack.lab.stages import recording_costs
 
 
 def benchmark_seconds(parts: list[AAData]) -> dict[str, float]:
@@ -44,7 +45,7 @@ class Sharded:
 
     shards: int
     plan: dict[str, int]
-    evaluations: list = field(default_factory=list)  # evaluate.Evaluation per shard
+    evaluations: list = field(default_factory=list)  # figures.Evaluation per shard
     fractions: list[float] = field(default_factory=list)  # each shard's share of a round
 
     @property
@@ -69,7 +70,7 @@ class Sharded:
 
 
 def replay(parts: list[AAData], shards: int, thresholds_for, alpha: float, **kw) -> Sharded:
-    """gate.evaluate.evaluate run once a shard on its benchmarks, at alpha / N,
+    """lab.evaluate.evaluate run once a shard on its benchmarks, at alpha / N,
     each shard's round seconds its share of the recorded ones; the same seed draws the same
     windows for every shard, so a pseudo-PR's shards are one PR."""
     seconds = benchmark_seconds(parts)

@@ -8,7 +8,7 @@ the PR's choice, and the check's mark never depends on the comment); every field
 against the shape the gate writes (names as result documents allow them, finite numbers,
 verdicts from the known set, refs and shas of safe characters, messages cut short and shown only
 inside code); the verdict is re-derived from the rows; and the Markdown is rendered here, by the
-default branch's renderer (benchtrack.pr_comment), every string of an artifact as inert code.
+default branch's renderer (benchtrack.gate.pr_comment), every string of an artifact as inert code.
 The check's ✅/❌ is the gate jobs' own conclusion as GitHub reports it (`--jobs`, the run's job
 list), never the artifact's exit code.
 """
@@ -23,9 +23,8 @@ from typing import Any
 
 import orjson
 
-from benchtrack import function_diff, pr_comment
 from benchtrack.errors import BadInput
-from benchtrack.gate import render
+from benchtrack.gate import function_diff, pr_comment, render
 from benchtrack.gate.config import split_key
 from benchtrack.gate.model import SuiteFailure
 from benchtrack.gate.outcome import SCHEMA, Outcome, Row

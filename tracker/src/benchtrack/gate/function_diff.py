@@ -1,7 +1,7 @@
 """Which functions' instructions grew most from base to head: the first place to look.
 
 The gate's count suites run each benchmark under valgrind's callgrind, one dump per counted run
-(`benchtrack.callgrind`). With `BENCHTRACK_PROFILES=DIR` in its environment (the gate sets it),
+(`benchtrack.gate.callgrind`). With `BENCHTRACK_PROFILES=DIR` in its environment (the gate sets it),
 `benchtrack callgrind` keeps each run's cost per function as a profile,
 `DIR/<side>/<source>-<pid>.json` (`<side>` from `GATE_SIDE`), and harnesses of interpreted
 languages add their own view: callgrind sees the interpreter's C functions (CPython's
@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 
 from benchtrack.fsutil import atomic_write
-from benchtrack.mdtext import code, pct
+from benchtrack.gate.mdtext import code, pct
 
 SCHEMA = "benchtrack.profile/1"
 ENV = "BENCHTRACK_PROFILES"

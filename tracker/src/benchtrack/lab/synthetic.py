@@ -5,7 +5,7 @@ as `benchtrack append` would have after that many runs: realistic names (`rust/â
 `perl/â€¦`, a few `direction: smaller` RSS metrics), log-normal noise, a few step changes, ci and
 sample counts in `extra`. `run(...)` gives the result documents of one more run.
 
-    uv run --frozen python -m benchtrack.synthetic OUT_DIR [--commits N] [--benches N]
+    uv run --frozen python -m benchtrack.lab.synthetic OUT_DIR [--commits N] [--benches N]
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ count does not move; on benchmarks whose wall time is quiet (`TAIL`). Half the
 steps are at the latest merge, the rest earlier (each with enough merges after it for
 change-point detection).
 
-    uv run --frozen python -m benchtrack.simulate OUT [--scenario counted|wall] [--merges 160]
+    uv run --frozen python -m benchtrack.lab.simulate OUT [--scenario counted|wall] [--merges 160]
         [--seed 1] [--recordings DIR]
 
 writes OUT/bench/<runner-key>/data.js and OUT/truth.json (the steps, the merges, the machine
@@ -42,16 +42,16 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from benchtrack.companion import split
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
-from benchtrack.gate import aa
 from benchtrack.history import format as fmt
 from benchtrack.history.append import commit_object, entry_name
+from benchtrack.history.companion import split
 from benchtrack.history.records import bench_record
+from benchtrack.lab import aa
 from benchtrack.result import Benchmark, Commit, Runner
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "bench" / "recordings"
+RECORDINGS = Path(__file__).resolve().parents[3] / "bench" / "recordings"
 TIME_RECORDING = "aa-time-q1.json"
 COUNT_RECORDING = "aa-history-counts-q1.json"
 LABEL = "ubuntu-latest"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from benchtrack import git
 from benchtrack.errors import BadInput
+from benchtrack.machine.cpuset import CpuSet
 from benchtrack.result import Commit, Runner
 
 ENV_LABEL = "BENCHTRACK_RUNNER_LABEL"
@@ -25,27 +26,6 @@ ENV_CPUS = "BENCHTRACK_RUNNER_CPUS"
 
 def now_utc() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def allowed_cpus() -> list[int]:
-    """The CPUs this process may use, sorted."""
-    try:
-        return sorted(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return list(range(os.cpu_count() or 1))
-
-
-def affinity_cpus() -> int:
-    return len(allowed_cpus())
-
-
-def cpu_ids(cpus: str) -> list[int]:
-    """The CPUs of a taskset list such as "0-1,3", sorted (the list is checked by the caller)."""
-    chosen: set[int] = set()
-    for part in cpus.split(","):
-        lo, _, hi = part.partition("-")
-        chosen.update(range(int(lo), int(hi or lo) + 1))
-    return sorted(chosen)
 
 
 def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
@@ -78,7 +58,7 @@ def detect_runner(label: str | None = None, cpus: int | None = None) -> Runner:
         cpus = parse_cpus(os.environ[ENV_CPUS], ENV_CPUS)
     return Runner(
         label=label,
-        cpus=cpus if cpus is not None else affinity_cpus(),
+        cpus=cpus if cpus is not None else CpuSet.allowed().count,
         cpu_model=cpu_model(),
         os=os_name(),
         arch=platform.machine() or "unknown",

@@ -4,8 +4,8 @@ It leads with one line: the check's own mark (✅/❌ from the gate jobs' conclu
 reports them, never from an artifact, which the PR's code wrote) and what changed, counted per
 benchmark over every runner size ("this PR: 2 regressed, 1 improved, 77 unchanged, on 1/2/4
 vCPU"). Then each regressed benchmark with, where it is counted, the functions whose work grew
-most (benchtrack.function_diff): the first place to look. Every runner size's full table stays
-collapsed. Every string that came from an artifact is inert code (benchtrack.mdtext). The body
+most (benchtrack.gate.function_diff): the first place to look. Every runner size's full table stays
+collapsed. Every string that came from an artifact is inert code (benchtrack.gate.mdtext). The body
 stays under GitHub's comment limit: past MAX_CHARS the full tables give way to a link to the job
 summary, then the longest lists are shortened, and last the text is cut at a whole line (never
 inside a code span, a fenced block closed), saying how much was cut.
@@ -17,10 +17,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from benchtrack import function_diff
-from benchtrack.gate import render
+from benchtrack.gate import function_diff, render
+from benchtrack.gate.mdtext import code
 from benchtrack.gate.outcome import Outcome, Row
-from benchtrack.mdtext import code
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
 MAX_CHARS = 60_000  # GitHub refuses a comment body over 65,536 characters

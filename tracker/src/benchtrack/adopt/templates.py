@@ -1,0 +1,207 @@
+"""The files `benchtrack init` writes into a repository: `benchtrack.toml` (its
+`[bench.suites.<name>]` tables and their `gate` tables, read by benchtrack.suites), the
+`.gitignore` entries, and `.github/workflows/benchtrack.yml`, which calls the composite action
+(`action.yml` at the root of this repository). docs/adopting.md shows their output for an
+example repository and tracker/tests/test_adopt.py holds the two together and runs the workflow.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from pathlib import Path
+
+from benchtrack.adopt.harnesses import Found
+from benchtrack.errors import BadInput
+
+CONFIG = Path("benchtrack.toml")
+WORKFLOW = Path(".github/workflows/benchtrack.yml")
+GITIGNORE = Path(".gitignore")
+# actions/checkout as this repository's workflows pin it (docs/action-pins.md).
+CHECKOUT = "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1"
+# `uses:` of a remote action: owner/repo[/path]@ref
+ACTION_RE = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./-]+)?@[A-Za-z0-9_./-]+")
+
+
+def ignore_entries(suites: list[Found]) -> list[str]:
+    """What benchtrack and the suites it declares write in the repository, for .gitignore:
+    bench-local's history and previous run (`.bench/`); the raw outputs, result documents, logs
+    and the gate's worktrees, caches and verdicts (`target/`); with a pytest suite, the test
+    modules pytest compiles beside them (`__pycache__/`; uv's `.venv/` and `.pytest_cache/`
+    ignore themselves)."""
+    entries = [".bench/", "target/"]
+    if any(s.suite.adapter == "pytest" for s in suites):
+        entries.append("__pycache__/")
+    return entries
+
+
+def _ignore_key(line: str) -> str:
+    """A .gitignore line as the name it ignores: `/target`, `target`, `**/target/` all read
+    `target` (a comment or a `!` negation reads as itself, matching no entry)."""
+    return line.strip().removeprefix("**/").strip("/")
+
+
+def missing_ignores(existing: str | None, entries: list[str]) -> list[str]:
+    """The `entries` a .gitignore (its text, None if there is none) lacks."""
+    present = {_ignore_key(line) for line in (existing or "").splitlines()}
+    return [e for e in entries if _ignore_key(e) not in present]
+
+
+def gitignore_text(existing: str | None, missing: list[str]) -> str:
+    """.gitignore with `missing` appended after what it holds (nothing removed or reordered; its
+    own line endings), or a new one."""
+    text = existing or ""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = ["# benchtrack (written by `benchtrack init`): local history, build and gate output"]
+    if text and not text.endswith("\n"):
+        text += newline
+    return text + newline.join(lines + missing) + newline
+
+
+def _quoted(text: str) -> str:
+    """A TOML basic string."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# What init's gate spends: a round of every suite in about this many seconds, so that a PR that
+# changes nothing, which stops at the first look (5 rounds), ends within ~10 minutes with the
+# builds of both sides on a 2-vCPU runner (docs/adopting.md has the measured times).
+ROUND_SECONDS = 60.0
+LOOKS = (5, 9)
+ROUNDS = 12
+MINUTES = 15
+PAIR_SECONDS = (0.25, 1.0)  # a benchmark's pairs in a round end after this long, within these
+
+
+def pair_seconds(suite: Found, total: int) -> float:
+    """Seconds of pairs per benchmark and round: the round's time shared out over `total`
+    benchmarks (all suites'), less what each costs besides its pairs (warm-ups, first steps)."""
+    assert suite.gate is not None
+    share = ROUND_SECONDS / max(total, 1) - suite.gate.per_benchmark
+    return round(min(max(share, PAIR_SECONDS[0]), PAIR_SECONDS[1]), 2)
+
+
+def gate_text(suites: list[Found]) -> str:
+    """benchtrack.toml's `[gate]` (the one place that writes it): its statistics, budget and
+    suites."""
+    names = ", ".join(_quoted(s.name) for s in suites)
+    lines = [
+        "",
+        "# The gate (benchtrack gate, tracker/GATE.md): on a pull request, base and head are built",
+        "# in worktrees of their own and measured in rounds. threshold: the smallest loss that",
+        "# fails a PR (a fraction); alpha: the false-fail probability per PR; looks: the gate",
+        "# stops at 5 or 9 rounds (12 at most) once nothing can still fail the PR; minutes: a",
+        "# budget, builds included: a look that would end after it moves to the rounds that fit.",
+        "[gate]",
+        "threshold = 0.05",
+        "alpha = 0.01",
+        f"rounds = {ROUNDS}",
+        f"looks = [{', '.join(map(str, LOOKS))}]",
+        f"minutes = {MINUTES}",
+        f"suites = [{names}]",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def suite_gate_text(s: Found, total: int) -> list[str]:
+    """A suite's `[bench.suites.<name>.gate]` lockstep table, when it has a step worker (the one
+    place that writes them), or a comment that the gate runs its command whole, once per side
+    per round. `total`: the benchmarks init counted in all suites."""
+    if s.gate is None:
+        return [
+            f"# {s.name}: no step worker for its adapter: the gate runs its command whole,",
+            "# once per side per round (slower, and blind to what changes between the runs).",
+        ]
+    g = s.gate
+    seconds = pair_seconds(s, total)
+    lines = [
+        *(f"# {line}" for line in _wrap(f"The gate measures {s.name} in lockstep: {g.why}.")),
+        *(
+            f"# {line}"
+            for line in _wrap(
+                f"pair_seconds: {ROUND_SECONDS:g} s a round shared out over the "
+                f"benchmarks init counted in the sources ({g.benchmarks} here, {total} in "
+                "all); with many more, lower it, or the first look's 5 rounds outgrow "
+                "the budget."
+            )
+        ),
+        f"[bench.suites.{s.name}.gate]",
+        'adapter = "lockstep"',
+        f"build = {_quoted(g.build)}",
+        f"command = {_quoted(g.command)}",
+        "pairs = 100",
+        f"pair_seconds = {seconds:g}",
+        "# auto: a benchmark that keeps one CPU busy has both sides' turns on one CPU (quieter);",
+        "# one that keeps more busy (threads, a pool) is stepped with every CPU of the runner.",
+        'cpus = "auto"',
+    ]
+    if g.processes > 1:
+        lines += [
+            f"# processes: {g.processes} worker pairs a round, each with its share of the pairs;",
+            "# each process keeps a speed of its own, which the round's mean over them averages.",
+            f"processes = {g.processes}",
+        ]
+    if g.env:
+        lines += [f"[bench.suites.{s.name}.gate.env]"]
+        lines += [f"{k} = {_quoted(v)}" for k, v in g.env]
+    return lines
+
+
+def _wrap(text: str) -> list[str]:
+    return textwrap.wrap(text, 96, break_on_hyphens=False)
+
+
+def config_text(suites: list[Found]) -> str:
+    """benchtrack.toml: one `[bench.suites.<name>]` table per suite (benchtrack.suites), each
+    followed by how the gate measures it (suite_gate_text), then `[gate]` (gate_text)."""
+    total = sum(s.gate.benchmarks for s in suites if s.gate is not None)
+    lines = [
+        "# benchtrack: the suites to measure (docs/adopting.md). Each runs `command` with bash at",
+        "# the repository root; the `adapter` reads what it wrote at `raw` (benchtrack ingest).",
+    ]
+    for found in suites:
+        s = found.suite
+        lines += [
+            "",
+            f"[bench.suites.{s.name}]",
+            f"command = {_quoted(s.command)}",
+            f"adapter = {_quoted(s.adapter)}",
+            f"raw = {_quoted(s.raw)}",
+            "",
+            *suite_gate_text(found, total),
+        ]
+    return "\n".join(lines) + "\n" + gate_text(suites)
+
+
+def workflow_text(action: str) -> str:
+    """The workflow: on a push to main, run and store; on a pull request, gate (≤ 26 lines)."""
+    if not ACTION_RE.fullmatch(action):
+        raise BadInput("--action", None, "the composite action as OWNER/REPO@REF", action)
+    return f"""\
+# benchtrack (written by `benchtrack init`): on a push to main, the suites of benchtrack.toml,
+# stored on gh-pages with a dashboard; on a pull request, the gate against its merge base.
+name: benchtrack
+on:
+  push:
+    branches: [main]
+  pull_request:
+permissions: {{contents: read}}
+jobs:
+  bench:
+    if: github.event_name == 'push'
+    runs-on: ubuntu-latest
+    permissions: {{contents: write}} # the push to gh-pages, by the action's publish step only
+    steps:
+      - uses: {CHECKOUT}
+        with: {{persist-credentials: false}}
+      - uses: {action}
+        with: {{mode: bench}}
+  gate:
+    if: github.event_name == 'pull_request'
+    runs-on: ubuntu-latest
+    steps:
+      - uses: {CHECKOUT}
+        with: {{fetch-depth: 0, persist-credentials: false}}
+      - uses: {action}
+        with: {{mode: gate}}
+"""

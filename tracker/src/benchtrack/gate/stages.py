@@ -1,0 +1,155 @@
+"""The gate's two stages on one PR: the screening's rounds, then the second stage's segments.
+
+Screen, then confirm (gate/confirm.py, gate/decide.py): each stage spends half of alpha (one
+stage: all of it). The screening measures every benchmark in rounds up to its looks; the second
+stage measures its candidates and the benchmarks it left open, in segments between its own
+looks, each series until it is decided or out of reach, within what is left of the time budget.
+`benchtrack gate` calls this between making the worktrees and writing gate.json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from benchtrack.gate import confirm, decide
+from benchtrack.gate.config import GateConfig
+from benchtrack.gate.model import Rounds, SuiteFailure
+from benchtrack.gate.outcome import Outcome, Row, analyse
+from benchtrack.gate.rounds import RoundPlan, interleave
+from benchtrack.stats import INCONCLUSIVE, REGRESSED
+
+
+def screen_then_confirm(
+    cfg: GateConfig,
+    plan: RoundPlan,
+    logs: Path,
+    say: Callable[[str], None],
+    failures: list[SuiteFailure],
+) -> tuple[Outcome, Rounds, dict]:
+    """(the outcome, the screening's rounds, what the second stage did: {} when it did not run)."""
+    looks = plan.looks
+    share = cfg.alpha * confirm.SHARE if cfg.confirm else None
+    data = interleave(
+        plan,
+        logs,
+        stop_when=lambda d: analyse(d, cfg, looks, alpha=share).can_stop,
+        progress=say,
+        failures=failures,
+    )
+    outcome = analyse(data, cfg, looks, alpha=share)
+    if not cfg.confirm:
+        return outcome, data, {}
+    at = decide.level(cfg, looks)
+    # told unchanged by the equivalence test on the screening's rounds
+    outcome.rows = decide.settle(outcome.rows, data, at)[0]
+    picked = confirm.candidates(outcome, cfg.confirm)
+    opened = decide.open_rows(outcome, picked)
+    if not (picked or opened):
+        return outcome, data, {}
+    left = None if plan.budget is None else max(plan.budget - data.seconds, 0.0)
+    second = confirm_stage(cfg, picked, opened, data, at, plan, logs, say, failures, left)
+    second["screened_seconds"] = data.seconds
+    outcome = confirm.merge(outcome, second.pop("outcome"), picked)
+    settled = second.pop("settled")
+    outcome.rows = [settled.get(r.name, r) for r in outcome.rows]
+    return outcome, data, second
+
+
+def confirm_stage(
+    cfg: GateConfig,
+    picked: list[Row],
+    opened: list[Row],
+    screened: Rounds,
+    at: float | None,
+    first: RoundPlan,
+    logs: Path,
+    say: Callable[[str], None],
+    failures: list[SuiteFailure],
+    budget: float | None,
+) -> dict:
+    """The second stage (gate/decide.py): the screening's candidates (gate/confirm.py) and the
+    benchmarks it left open, measured in segments between the stage's looks, each series until
+    it is decided or out of reach, within what is left of the time budget; its outcome, the rows
+    the equivalence test settled, and what it did, for gate.json."""
+    looks = cfg.confirm.look_schedule()
+    keys = {r.name for r in picked}
+    share = cfg.alpha * confirm.SHARE
+    rows = {r.name: r for r in [*picked, *opened]}
+    active = dict(rows)
+    say(
+        f"confirming {len(picked)} candidate(s), deciding {len(opened)} open benchmark(s): "
+        f"{', '.join(sorted(active))}"
+    )
+    data = Rounds()
+    outcome = analyse(data, cfg, looks, alpha=share, keys=keys)
+    settled: dict[str, Row] = {}
+    prev, stopped, spent, pace = 0, False, 0.0, 0.0
+    for k, last in enumerate(looks):
+        if not active or stopped:
+            break
+        chosen = list(active.values())
+        rounds = last - prev
+        if budget is not None and k > 0:  # at the last segment's pace (its series, or more)
+            fit = int((budget - spent) // pace) if pace > 0 else rounds
+            if fit < rounds:
+                stopped = True
+                say(f"second stage: the budget holds {max(fit, 0)} more round(s), not {rounds}")
+                if fit <= 0:
+                    break
+                rounds = fit
+        segment_plan = RoundPlan(
+            confirm.suites_for(chosen, first.suites),
+            first.sides,
+            [rounds],
+            first.pins,
+            confirm.name_filters(chosen),
+            cpus=first.cpus,
+            builds=False,
+        )
+        segment = interleave(
+            segment_plan,
+            logs / "confirm" / f"look{k + 1}",
+            stop_when=lambda d: False,
+            progress=say,
+            failures=failures,
+        )
+        spent += segment.seconds
+        pace = segment.seconds / max(segment.count, 1)
+        data = data.then(segment)
+        prev = last
+        outcome = analyse(data, cfg, looks, alpha=share, keys=keys)
+        pooled = screened.then(data)
+        candidates_done = outcome.can_stop
+        open_now = [rows[n] for n in active if n not in settled]
+        fresh = decide.settle([replace(r, verdict=INCONCLUSIVE) for r in open_now], pooled, at, 2)
+        settled.update({r.name: r for r in fresh[0] if r.name in fresh[1]})
+        reach = decide.within_reach(
+            [rows[n] for n in active if n not in settled], pooled, at, screened.count + looks[-1]
+        )
+        regressed = {r.name for r in outcome.rows if r.verdict == REGRESSED}
+        active = {
+            n: r
+            for n, r in active.items()
+            if n not in settled
+            and n not in regressed
+            and (n in reach or (n in keys and not candidates_done))
+        }
+    return {
+        "outcome": outcome,
+        "settled": settled,
+        "candidates": sorted(keys),
+        "open": sorted(r.name for r in opened),
+        "decided_unchanged": sorted(settled),
+        "equivalence_level": at,
+        "rounds": data.count,
+        # Each series' round values (as the screening's under "rounds"): what a reader needs to
+        # see which rounds made an interval wide.
+        "values": {
+            side: {k: v for k, v in by.items() if k in rows} for side, by in data.values.items()
+        },
+        "seconds": data.seconds,
+        "stopped_by_budget": stopped,
+        "n_looks": len(looks),
+    }
