@@ -18,6 +18,8 @@ from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write, output_dir
 from benchtrack.gate import config, confirm, decide, render, shards, skip, worktree
+from benchtrack.gate.diagnose import run as diagnose
+from benchtrack.gate.diagnose import text as diagnosis_text
 from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row, analyse
 from benchtrack.gate.rounds import interleave, toolchain_pins
@@ -120,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
     # Screen, then confirm (gate/confirm.py): each stage spends half of alpha; one stage, all.
     share = cfg.alpha * confirm.SHARE if cfg.confirm else None
     second: dict = {}
+    runs = diagnose.Runs()  # why each losing benchmark is slower (gate/diagnose/)
     # Idle CPUs poll for the whole run (idle.py): builds are unaffected, every round quieter.
     with idle.polling(cfg.idle, sudo=args.idle_sudo) as idle_state:
         say(idle_state)
@@ -158,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
                 outcome = confirm.merge(outcome, second.pop("outcome"), picked)
                 settled = second.pop("settled")
                 outcome.rows = [settled.get(r.name, r) for r in outcome.rows]
+            runs = diagnose.measure_all(outcome, data, suites, sides, pins, cpus, logs, say)
         finally:
             os.environ.pop(function_diff.ENV, None)
             if not args.keep_worktrees:
@@ -185,6 +189,7 @@ def run(args: argparse.Namespace) -> int:
     }
     doc = outcome.to_dict(data)
     function_diff.attach(doc, profiles)  # the top functions of each regressed counted benchmark
+    diagnose.attach(doc, runs, outcome)  # after the function diff: "more work" quotes it
     return _report(args, outcome, doc, out_dir, say, f"; logs in {logs}")
 
 
@@ -319,6 +324,7 @@ def _report(
     """gate.json and gate.md in `out_dir`, the verdict on the terminal; the exit code."""
     atomic_write(out_dir / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     markdown = render.markdown(outcome) + function_diff.markdown(doc.get("functions", {}))
+    markdown += diagnosis_text.markdown(diagnose.entries(doc))
     atomic_write(out_dir / "gate.md", markdown)
     if args.summary:
         with args.summary.open("a", encoding="utf-8") as f:
