@@ -115,3 +115,14 @@ def markdown(entries: dict[str, dict[str, Any]]) -> str:
     for row, entry in entries.items():
         out.append(f"- {code(row)}: {line(entry)}")
     return "\n".join(out) + "\n"
+
+
+def comment(found: list[tuple[str, str, dict[str, Any]]], limit: int) -> list[str]:
+    """The PR comment's section: (row, runner label, checked entry) a line, at most `limit`."""
+    if not found:
+        return []
+    out = ["### Why it is slower", ""]
+    out += [f"- {code(row)} ({label}): {line(e)}" for row, label, e in found[:limit]]
+    if len(found) > limit:
+        out.append(f"- … and {len(found) - limit} more (the job summary lists every one)")
+    return [*out, ""]
