@@ -64,6 +64,14 @@ def test_a_sleep_is_waiting_with_its_syscall():
     assert w["syscalls"] == [{"name": "clock_nanosleep", "base": 0.0, "head": 1.0}]
 
 
+def test_off_cpu_time_without_more_voluntary_switches_is_not_waiting():
+    """A thread that blocks gives up its CPU: off-CPU time with no more switches is a reading's
+    error (a thread's run-queue wait that ended with it), not a wait."""
+    head = ev(wall=2 * MS, voluntary=0.2)
+    assert kinds(ev(voluntary=0.2), head) == []
+    assert kinds(ev(voluntary=0.2), ev(wall=2 * MS, voluntary=0.3)) == ["waiting"]
+
+
 def test_an_fsync_a_call_is_syscalls_not_waiting():
     """Its off-CPU time goes to the syscall that grew (no waiting syscall grew)."""
     base = ev(syscalls={"write": 1.0, "lseek": 2.0})

@@ -12,6 +12,7 @@ from test_gate_comment import verdict, write
 from benchtrack import gate_comment
 from benchtrack.cli import main
 from benchtrack.errors import BadInput
+from benchtrack.gate import shards
 
 WAITING = {
     "status": "ok",
@@ -114,3 +115,25 @@ def test_a_reason_that_is_not_text_is_refused(tmp_path):
     data["benchmarks"][0]["diagnosis"] = {"status": "failed", "reason": ["x"]}
     with pytest.raises(BadInput, match=r"diagnosis\.reason"):
         gate_comment.load(write(tmp_path, "ubuntu-latest-2cpu", data))
+
+
+def test_gate_merge_keeps_each_shards_diagnoses_on_their_rows(tmp_path):
+    plan = tmp_path / "plan.json"
+    shards.write_plan(plan, 2, {"python/sleep/gather": 1.0, "python/sleep/other": 1.0})
+    paths = []
+    for k, name in ((1, "python/sleep/gather"), (2, "python/sleep/other")):
+        data = verdict(**{"benchmarks.0.name": name})
+        data["shard"] = {"index": k, "of": 2, "benchmarks": [name]}
+        data["benchmarks"][0]["diagnosis"] = (
+            WAITING if k == 1 else {"status": "not run", "reason": "budget"}
+        )
+        paths.append(str(write(tmp_path, f"shard{k}", data)))
+    out = tmp_path / "merged"
+    assert main(["gate-merge", "--plan", str(plan), "--out", str(out), *paths]) == 1
+    doc = json.loads((out / "gate.json").read_text())
+    got = {r["name"]: r["diagnosis"]["status"] for r in doc["benchmarks"]}
+    assert got == {"python/sleep/gather": "ok", "python/sleep/other": "not run"}
+    assert "diagnosis" not in doc  # only on the rows
+    md = (out / "gate.md").read_text()
+    assert "- `python/sleep/gather`: **waiting**: off-CPU time +4.2 ms a call" in md
+    assert "- `python/sleep/other`: diagnosis not run: `budget`" in md

@@ -21,14 +21,16 @@ once; off_cpu: time with not one thread runnable). So head's extra wall time a c
 
 A kind is named when its part is at least SHARE of the loss and at least FLOOR of the base's wall
 time a call, and its own evidence clears its floor (a syscall at least SYSCALL_MIN more a call and
-SYSCALL_GROWTH more than the base's; peak memory RSS_MIN more and RSS_GROWTH more; …); the largest
-part first. Then facts that are not a time: memory that grew by RSS_MIN (a leak), and a counted
-series' instructions that grew. When the run itself lost less than MIN_LOSS of the base's wall
-time a call, no time is split ("nothing stands out").
+SYSCALL_GROWTH more than the base's; page faults FAULTS_MIN more a call; waiting, SWITCHES more
+voluntary context switches a call, since a thread that blocks gives up its CPU; the CPU time
+CPU_GROWTH more for more work; …); the largest part first. Then facts that are not a time: memory
+that grew by RSS_MIN (a leak), and a counted series' instructions that grew. When the run itself
+lost less than MIN_LOSS of the base's wall time a call, no time is split ("nothing stands out").
 
-Why these floors cannot name noise: the run's steps are ~1 s a side; its CPU time is read in
-10 ms ticks (≤ 1% of a second), a neighbour moves the wall time by a few % (and that part goes to
-the machine, through the run-queue wait), and a kind needs a quarter of a loss of at least 3%.
+Why these floors cannot name noise: the run's steps are ~1 s a side; its CPU time is read in ns
+(schedstat; 10 ms ticks only for threads that ended), a neighbour moves the wall time by a few %
+(and that part goes to the machine, through the run-queue wait), and a kind needs a quarter of a
+loss of at least 3%.
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ RSS_GROWTH = 0.2  # the peak by at least this share of the base's
 FAULTS_MIN = 64.0  # page faults a call more (256 KiB of 4 KiB pages)
 FAULTS_GROWTH = 0.5
 WOKE = 0.5  # voluntary context switches a call more: head blocks more often
+# Waiting: a thread that blocks gives up its CPU (a voluntary switch), so head must switch more.
+SWITCHES = 0.05  # a call, at least (a block every 20 calls)
+SWITCHES_GROWTH = 0.2  # and this share more than the base
 INSTRUCTIONS_MIN = 0.03  # a counted series' growth worth naming as more work
 # Syscalls that put a thread to sleep until something happens: their growth is waiting.
 WAITS = frozenset({
@@ -194,7 +199,8 @@ def classify(base: Evidence, head: Evidence, counts: Counts | None = None) -> Di
     own = {
         "parallelism": base.threads_at_once >= PARALLEL
         and base.threads_at_once - head.threads_at_once >= PARALLEL_DROP,
-        "waiting": True,
+        "waiting": head.voluntary - base.voluntary >= SWITCHES
+        and head.voluntary >= base.voluntary * (1 + SWITCHES_GROWTH),
         "syscalls": bool(other),
         "work": cpu_growth >= CPU_GROWTH,
         "memory": faulted,

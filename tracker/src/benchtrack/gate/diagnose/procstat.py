@@ -22,6 +22,7 @@ from benchtrack.gate import placement
 
 _PROC = Path("/proc")
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+TICKS = 2  # a span's ticks may differ from the threads' ns by one tick at each reading
 
 
 @dataclass(frozen=True)
@@ -125,8 +126,6 @@ class Usage:
 
     def add(self, before: Snapshot, after: Snapshot) -> None:
         self.wall += after.at - before.at
-        self.user += after.user - before.user
-        self.system += after.system - before.system
         self.minor += after.minor - before.minor
         self.major += after.major - before.major
         self.rss_growth += after.rss - before.rss
@@ -141,11 +140,20 @@ class Usage:
             self.thread_cpu[tid] = self.thread_cpu.get(tid, 0.0) + max(t.cpu - b.cpu, 0.0)
             seen_cpu += max(t.cpu - b.cpu, 0.0)
             seen_queued += max(t.queued - b.queued, 0.0)
-        # A thread that ended within the span took its run-queue wait with it (its CPU time is
-        # in its process's): its CPU time beyond the live threads' waited as theirs did.
-        unseen = (after.user + after.system) - (before.user + before.system) - seen_cpu
-        if unseen > 0 and seen_cpu > 0:
-            self.queued += unseen * seen_queued / seen_cpu
+        # The CPU time: the live threads' (schedstat, in ns), unless the processes' (in clock
+        # ticks, ended threads and waited-for children included) is more by over TICKS ticks:
+        # then threads ended within the span, whose run-queue wait went with them, and their CPU
+        # time beyond the live threads' is taken to have waited as theirs did. Split into user
+        # and system time as the ticks split it.
+        user, system = after.user - before.user, after.system - before.system
+        ticked = user + system
+        cpu = seen_cpu
+        if ticked - seen_cpu > TICKS / _TICK:
+            cpu = ticked
+            if seen_cpu > 0:
+                self.queued += (ticked - seen_cpu) * seen_queued / seen_cpu
+        self.user += cpu * user / ticked if ticked > 0 else cpu
+        self.system += cpu * system / ticked if ticked > 0 else 0.0
 
     def busy_threads(self) -> int:
         """Threads on a CPU for at least placement.BUSY_SHARE of the wall time."""

@@ -192,3 +192,12 @@ def attach(doc: dict[str, Any], runs: Runs, outcome: Outcome) -> None:
 def entries(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Row name -> its diagnosis, in gate.json's order (gate.md's section)."""
     return {r["name"]: r["diagnosis"] for r in doc.get("benchmarks", []) if "diagnosis" in r}
+
+
+def onto_rows(doc: dict[str, Any]) -> None:
+    """gate-merge: the shards' checked diagnoses (gate_comment.load keeps them by row in the
+    outcome's meta, which `to_dict` writes at the top) back on their rows."""
+    found = doc.pop("diagnosis", None) or {}
+    for r in doc.get("benchmarks", []):
+        if r.get("name") in found:
+            r["diagnosis"] = found[r["name"]]
