@@ -56,7 +56,7 @@ def phrase(kind: dict[str, Any]) -> str:
             text += f" ({_syscalls(kind['syscalls'])} a call)"
     elif k == "syscalls":
         text = f"{_syscalls(kind.get('syscalls', []))} a call"
-        if kind.get("system") is not None:
+        if kind.get("system") is not None and kind["system"] > 0:
             text += f", system CPU time {duration(kind['system'])} a call"
     elif k == "work":
         parts = []
