@@ -237,7 +237,12 @@ def test_the_line_of_lost_parallelism_and_memory():
 
 
 def test_nothing_stands_out_and_failures_say_so():
-    assert text.line(entry(c.classify(ev(), ev()))).startswith("nothing stands out")
+    none = "nothing stands out (this run's wall time a call +0.0%: no loss in this run)"
+    assert text.line(entry(c.classify(ev(), ev()))) == none
+    lost = ev(wall=1.5 * MS, queued=0.5 * MS)  # the machine's
+    assert text.line(entry(c.classify(ev(), lost))) == (
+        "nothing stands out (this run's wall time a call +50.0%)"
+    )
     failed = text.line({"status": "failed", "reason": "the head side's worker timed out"})
     assert failed == "diagnosis failed: `the head side's worker timed out`"
     assert text.line({"status": "not run", "reason": "budget"}) == "diagnosis not run: `budget`"

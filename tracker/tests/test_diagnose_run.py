@@ -9,14 +9,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_selftest import PATCHES_FILE
 
-from benchtrack.gate.diagnose import run
+from benchtrack.errors import BadInput
+from benchtrack.gate.diagnose import classify, run
 from benchtrack.gate.diagnose.evidence import Evidence
 from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row
 from benchtrack.gate.worktree import Checkout
+from benchtrack.selftest import patches
 from benchtrack.suites import Suite
 
+REPO = Path(__file__).resolve().parents[2]
 STEPPED = Suite("py", "bash step.sh", "lockstep", "")
 WHOLE = Suite("perl-rss", "bench", "perl", "raw.json")
 
@@ -113,3 +117,20 @@ def test_a_pr_with_nothing_lost_gets_nothing():
     doc = quiet.to_dict()
     run.attach(doc, run.Runs(), quiet)
     assert doc == quiet.to_dict()
+
+
+def test_the_self_tests_slowdowns_declare_a_kind_the_diagnosis_knows(tmp_path):
+    """selftest-patches.toml's `diagnosis` (tracker/bench/diagnose_selftest.py checks the
+    diagnosis against it): one of classify's kinds, every wait slowdown has one, and a kind the
+    diagnosis does not know is exit 2 naming the field."""
+    assert patches.DIAGNOSES == classify.KINDS
+    found = patches.load(REPO / "tracker" / "bench" / "selftest-patches.toml")
+    waits = [s for p in found["wait"] for s in p.slows]
+    assert waits and all(s.diagnosis in classify.KINDS for s in waits), waits
+    f = tmp_path / "p.toml"
+    f.write_text(PATCHES_FILE.replace("loss = 0.10 }", 'loss = 0.10, diagnosis = "gremlins" }'))
+    with pytest.raises(BadInput) as raised:
+        patches.load(f)
+    assert (raised.value.field, raised.value.exit_code) == ("work[0].slows[0].diagnosis", 2)
+    f.write_text(PATCHES_FILE.replace("loss = 0.10 }", 'loss = 0.10, diagnosis = "work" }'))
+    assert patches.load(f)["work"][0].slows[0].diagnosis == "work"

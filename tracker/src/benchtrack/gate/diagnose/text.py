@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from benchtrack.gate.diagnose.classify import LABELS
+from benchtrack.gate.diagnose.classify import LABELS, MIN_LOSS
 from benchtrack.mdtext import code, pct
 
 OK, FAILED, NOT_RUN = "ok", "failed", "not run"
@@ -94,7 +94,10 @@ def line(entry: dict[str, Any]) -> str:
     loss = entry.get("loss")
     run = f"this run's wall time a call {pct(loss)}" if loss is not None else ""
     if not kinds:
-        return "nothing stands out" + (f" ({run})" if run else "")
+        lost = loss is not None and loss >= MIN_LOSS
+        return "nothing stands out" + (
+            f" ({run}{'' if lost else ': no loss in this run'})" if run else ""
+        )
     said = [phrase(k) for k in kinds]
     first = kinds[0].get("share")
     if first is not None and run:
