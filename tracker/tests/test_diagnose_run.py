@@ -134,3 +134,13 @@ def test_the_self_tests_slowdowns_declare_a_kind_the_diagnosis_knows(tmp_path):
     assert (raised.value.field, raised.value.exit_code) == ("work[0].slows[0].diagnosis", 2)
     f.write_text(PATCHES_FILE.replace("loss = 0.10 }", 'loss = 0.10, diagnosis = "work" }'))
     assert patches.load(f)["work"][0].slows[0].diagnosis == "work"
+
+
+def test_a_diagnosis_that_breaks_is_reported_never_raised(tmp_path):
+    """The verdict is the gate's; a diagnosis that cannot even start its workers (here: its log
+    directory is a file) is "failed", with why."""
+    logs = tmp_path / "logs"
+    logs.write_text("not a directory")
+    runs = run.measure_all(outcome(row("a/big")), Rounds(), [STEPPED], sides(tmp_path), {}, None,
+                           logs, lambda _: None)  # fmt: skip
+    assert runs.found["a/big"].startswith("failed: NotADirectoryError"), runs.found

@@ -179,14 +179,14 @@ def classify(base: Evidence, head: Evidence, counts: Counts | None = None) -> Di
         time["syscalls"] += parts["waiting"]
     else:
         time["waiting"] += parts["waiting"]
-    cpu_growth = head.cpu / base.cpu - 1 if base.cpu > 0 else math.inf
+    cpu_growth = head.cpu / base.cpu - 1 if base.cpu > 0 else math.inf  # inf: not written
     evidence = {
         "parallelism": {"base_threads": base.threads_at_once, "head_threads": head.threads_at_once,
                         "base_busy": base.busy_threads, "head_busy": head.busy_threads},
         "waiting": {"off_cpu": parts["waiting"], "voluntary": head.voluntary - base.voluntary,
                     "syscalls": _listed(waits)},
         "syscalls": {"syscalls": _listed(other), "system": head.system - base.system},
-        "work": {"cpu": cpu_growth},
+        "work": {"cpu": cpu_growth if math.isfinite(cpu_growth) else None},
         "memory": {"peak": peak, "peak_growth": peak / base.peak if base.peak > 0 else None,
                    "faults": faults, "kept": kept / head.calls if head.calls else 0.0,
                    "syscalls": _listed(mapped)},

@@ -129,6 +129,8 @@ def measure_all(
             )
         except measure.Failed as e:
             out[name] = f"failed: {e}"
+        except Exception as e:  # a hint, never the verdict: the gate reports what it has
+            out[name] = f"failed: {type(e).__name__}: {e}"
         longest = max(longest, time.monotonic() - t0)
     runs.seconds = time.monotonic() - started
     return runs
