@@ -2,21 +2,22 @@
 
     uv run --frozen python tracker/bench/diagnose_selftest.py [--kind wait|work|all] [--out FILE]
 
-Clones HEAD twice under target/diagnose-selftest/ (`base` as it is, `head` with the chosen
-patches of [gate.selftest] committed, as `gate-selftest` makes its PR), builds the lockstep suites
-that step the slowed benchmarks on both sides (build caches kept there across runs), and for each
-slowed benchmark with a `diagnosis` in the patches file runs the gate's diagnosis exactly as the
-gate does after a verdict (gate/diagnose/run.py's launches, measure.py, classify.py) and prints
-the kind it names first beside the declared one, its line and its seconds; the JSON report (each
-benchmark's line, evidence and seconds) goes to --out (default
-target/diagnose-selftest/report.json). Not a gate run: no rounds, no verdict, so each diagnosis
-is of a slowdown the self-test knows is there. Exit 0 when it ran (the count of kinds named right
-is the result), 2 on bad input.
+Clones HEAD twice under target/diagnose-selftest/ (`base` as it is, `head` with the chosen patches
+of [gate.selftest] committed, as `gate-selftest` makes its PR), builds the lockstep suites that step
+the slowed benchmarks on both sides (build caches kept there across runs), and for each slowed
+benchmark with a `diagnosis` in the patches file runs the gate's diagnosis exactly as the gate does
+after a verdict (gate/diagnose/run.py's launches, measure.py, classify.py) and prints the kind it
+names first beside the declared one, its line and its seconds; the JSON report (each benchmark's
+line, evidence and seconds, the machine's CPUs and load average) goes to --out (default
+target/diagnose-selftest/report.json). Not a gate run: no rounds, no verdict, so each diagnosis is
+of a slowdown the self-test knows is there. Exit 0 when it ran (the count of kinds named right is
+the result), 2 on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import time
@@ -90,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             rounds.build(suite, co, env, logs / f"build-{co.side}-{suite.name}.log")
         built.add(suite.build)
     report, right = [], 0
+    load_before = os.getloadavg()
     for slow, suite in plan:
         if suite is None:
             entry = {"status": text.NOT_RUN, "reason": "no lockstep suite steps it by that name"}
@@ -120,7 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{right} of {len(plan)} named the declared kind first", flush=True)
     out = args.out or home / "report.json"
     doc = {"base": made.base, "head": made.head, "kind": args.kind, "right": right,
-           "of": len(plan), "benchmarks": report}  # fmt: skip
+           "of": len(plan), "seconds": round(sum(b["seconds"] for b in report), 1),
+           "cpus": len(os.sched_getaffinity(0)),
+           # the machine's load average (1, 5, 15 min) before and after: how busy other work
+           # kept its CPUs (lost parallelism costs little where they are all busy)
+           "load": {"before": load_before, "after": os.getloadavg()},
+           "benchmarks": report}  # fmt: skip
     atomic_write(out, orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     return 0
 
