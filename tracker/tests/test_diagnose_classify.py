@@ -225,7 +225,15 @@ def test_the_line_names_the_first_kind_with_its_numbers():
     line = text.line(entry(c.classify(ev(), head)))
     assert line.startswith("**waiting**: off-CPU time +4 ms a call, voluntary context switches")
     assert "`clock_nanosleep`" in line
-    assert "(100% of this run's wall time a call +400.0%)" in line
+    assert "(all of this run's wall time a call +400.0%)" in line
+
+
+def test_the_line_gives_the_first_kinds_share_of_the_loss():
+    head = ev(wall=2 * MS, user=1.4 * MS, voluntary=1.0)  # waiting 0.6 ms of the 1 ms lost
+    assert "**waiting**: off-CPU time +600 µs a call" in text.line(entry(c.classify(ev(), head)))
+    assert "(60% of this run's wall time a call +100.0%)" in text.line(
+        entry(c.classify(ev(), head))
+    )
 
 
 def test_the_line_of_lost_parallelism_and_memory():

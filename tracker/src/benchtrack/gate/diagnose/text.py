@@ -100,8 +100,8 @@ def line(entry: dict[str, Any]) -> str:
         )
     said = [phrase(k) for k in kinds]
     first = kinds[0].get("share")
-    if first is not None and run:
-        said[0] += f" ({first * 100:.0f}% of {run})"
+    if first is not None and run:  # a part can exceed the loss where another part is negative
+        said[0] += f" ({'all' if first >= 1 else f'{first * 100:.0f}%'} of {run})"
     said[0] = f"**{said[0].split(':', 1)[0]}**:{said[0].split(':', 1)[1]}" if ":" in said[0] \
         else f"**{said[0]}**"  # fmt: skip
     return "; ".join(said)
