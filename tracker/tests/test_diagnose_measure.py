@@ -14,9 +14,13 @@ Why each cannot flip (the floors are classify.py's: a kind explains >= 25% of a 
   write alone takes microseconds, the fsync a journal commit (hundreds of µs or more).
 - leak: head keeps 1 MiB a call: 256 more page faults a call (floor 64) and at least 8 MiB kept
   over the run (~12x the floor at ~100 calls); no syscall but mmap/brk grows (memory's own).
-- lock: head holds one lock around both pool threads' hashing (hashlib releases the GIL): the
-  base runs ~2 threads at once, head ~1. Lost parallelism needs a second free CPU: the test
-  checks that the base had one (its CPU time over wall >= 1.5) and is skipped otherwise.
+- blocking: four asyncio tasks sleep 2 ms each, together (~2 ms a call); head's `time.sleep`
+  blocks the loop, one after another (~8 ms): +300%, all of it off the CPU, 4 clock_nanosleep
+  a call more (the base's loop waits in epoll_wait instead, a sleeping syscall too).
+- lock, pool: head holds one lock around both pool threads' hashing (hashlib releases the GIL),
+  or hashes on a pool of one thread instead of two: the base runs ~2 threads at once, head ~1.
+  Lost parallelism needs a second free CPU: the test checks that the base had one (its CPU time
+  over wall >= 1.5) and is skipped otherwise.
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ def run(lang: str, name: str, tmp_path: Path, cpu: str | None) -> classify.Diagn
 CASES = [
     ("python", "diag/work", "work"),
     ("python", "diag/sleep", "waiting"),
+    ("python", "diag/blocking", "waiting"),
     ("python", "diag/fsync", "syscalls"),
     ("python", "diag/leak", "memory"),
     ("perl", "diag/work", "work"),
@@ -112,8 +117,9 @@ def test_the_cause_is_named_first(tmp_path, lang, name, kind):
         assert first["faults"] >= 200 and first["kept"] >= 0.9 * 2**20, first
 
 
-def test_threads_taking_turns_on_a_lock_lose_parallelism(tmp_path):
-    d = run("python", "diag/lock", tmp_path, None)
+@pytest.mark.parametrize("name", ["diag/lock", "diag/pool"])
+def test_threads_taking_turns_or_a_smaller_pool_lose_parallelism(tmp_path, name):
+    d = run("python", name, tmp_path, None)
     base = run.evidence["base"]  # type: ignore[attr-defined]
     if len(os.sched_getaffinity(0)) < 2 or base.cpu / base.wall < 1.5:
         pytest.skip(f"the base's two threads got {base.cpu / base.wall:.2f} CPUs: no second free "
