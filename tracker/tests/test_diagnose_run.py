@@ -6,10 +6,12 @@ test_diagnose_measure.py, test_diagnose_gate.py)."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_selftest import PATCHES_FILE
+from test_selftest import BASE, HEAD, PATCHES_FILE, SLOWS, caught
 
 from benchtrack.errors import BadInput
 from benchtrack.gate.diagnose import classify, run
@@ -17,7 +19,8 @@ from benchtrack.gate.diagnose.evidence import Evidence
 from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row
 from benchtrack.gate.worktree import Checkout
-from benchtrack.selftest import patches
+from benchtrack.selftest import check, patches
+from benchtrack.selftest import report as selftest_report
 from benchtrack.suites import Suite
 
 REPO = Path(__file__).resolve().parents[2]
@@ -144,3 +147,37 @@ def test_a_diagnosis_that_breaks_is_reported_never_raised(tmp_path):
     runs = run.measure_all(outcome(row("a/big")), Rounds(), [STEPPED], sides(tmp_path), {}, None,
                            logs, lambda _: None)  # fmt: skip
     assert runs.found["a/big"].startswith("failed: NotADirectoryError"), runs.found
+
+
+def test_the_self_test_reports_the_diagnosis_beside_the_declared_kind(tmp_path):
+    """gate-selftest shows what the diagnosis named for each slowed benchmark against what its
+    patch declares, and counts them; the verdicts alone decide its pass."""
+    rows = caught()
+    doc = Outcome(rows, [], [], {"base": {}, "head": {}}, [], 0.01, [6])
+    doc.meta = {"base": {"ref": BASE, "sha": BASE}, "head": {"ref": HEAD, "sha": HEAD},
+                "rounds": 6, "seconds": 300.0, "threshold": 0.05, "n_looks": 3}  # fmt: skip
+    data = doc.to_dict()
+    for r in data["benchmarks"]:
+        if r["name"] == "python/sleep/sequential":
+            r["diagnosis"] = {"status": "ok", "kinds": [{"kind": "waiting", "share": 0.9,
+                              "off_cpu": 0.001, "voluntary": 1.0}]}  # fmt: skip
+    path = tmp_path / "gate.json"
+    path.write_text(json.dumps(data))
+    slows = [replace(s, diagnosis="waiting") if s.glob == "python/sleep/sequential" else s
+             for s in SLOWS]  # fmt: skip
+    slows = [replace(s, diagnosis="work") if s.glob == "python/sleep/gather" else s for s in slows]
+    result = check.judge(check.load(path, BASE, HEAD), slows, restricted=False, gate_exit=1,
+                         base=BASE, head=HEAD)  # fmt: skip
+    by_key = {line.benchmark: line for line in result.lines}
+    assert (
+        by_key["python/sleep/sequential"].diagnosed,
+        by_key["python/sleep/sequential"].declared,
+    ) == ("waiting", "waiting")
+    assert (by_key["python/sleep/gather"].diagnosed, by_key["python/sleep/gather"].declared) == (
+        "",
+        "work",
+    )
+    assert result.passed  # the diagnosis is shown, not judged
+    md = selftest_report.markdown(result)
+    assert "the diagnosis named 1 of 2 as declared" in md
+    assert "diagnosed waiting (declared waiting)" in md and "diagnosed — (declared work)" in md
