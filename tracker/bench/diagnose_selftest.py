@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             row = Row(slow.glob, suite.name, "", "bigger", 0, 0, -slow.loss, -1, 0, "regressed",
                       cfg.threshold, 0)  # fmt: skip
-            launches = run._launches(suite, row, sides, pins, None, Rounds(), logs)
+            launches = run.launches(suite, row, sides, pins, None, Rounds(), logs)
             t0 = time.monotonic()
             try:
                 traces = logs / "traces" / slow.glob.replace("/", "_")

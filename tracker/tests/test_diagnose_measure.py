@@ -12,8 +12,9 @@ Why each cannot flip (the floors are classify.py's: a kind explains >= 25% of a 
 - fsync: head adds an fsync a call to a 4 KiB write into the page cache (a disk-backed file
   system; on tmpfs the test is skipped, fsync there is free): one more fsync a call, counted; the
   write alone takes microseconds, the fsync a journal commit (hundreds of µs or more).
-- leak: head keeps 1 MiB a call: 256 more page faults a call (floor 64) and at least 8 MiB kept
-  over the run (~12x the floor at ~100 calls); no syscall but mmap/brk grows (memory's own).
+- leak: head keeps 3 MiB a call: 768 more page faults a call (floor 64), and at least 12 MiB
+  kept over the run (the floor is 8 MiB) however slow the machine: 4 steps of at least one call;
+  no syscall but mmap/brk grows (memory's own).
 - blocking: four asyncio tasks sleep 2 ms each, together (~2 ms a call); head's `time.sleep`
   blocks the loop, one after another (~8 ms): +300%, all of it off the CPU, 4 clock_nanosleep
   a call more (the base's loop waits in epoll_wait instead, a sleeping syscall too).
@@ -114,7 +115,7 @@ def test_the_cause_is_named_first(tmp_path, lang, name, kind):
             "nanosleep",
         )
     if kind == "memory":
-        assert first["faults"] >= 200 and first["kept"] >= 0.9 * 2**20, first
+        assert first["kept"] >= 0.9 * 3 * 2**20, first
 
 
 @pytest.mark.parametrize("name", ["diag/lock", "diag/pool"])

@@ -15,6 +15,7 @@ alone: "not run", saying so.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row
 from benchtrack.gate.worktree import Checkout
 from benchtrack.result import SMALLER_UNITS
+from benchtrack.runner import cpu_ids
 from benchtrack.stats import REGRESSED
 from benchtrack.suites import COUNTED, Suite
 
@@ -74,13 +76,25 @@ def _cpu(suite: Suite, name: str, cpus: str | None, data: Rounds) -> str | None:
     return rounds.one_cpu(cpus) if where == placement.ONE else cpus
 
 
-def _launches(suite, row, sides, pins, cpus, data, logs) -> dict[str, measure.Launch]:
+def launches(
+    suite: Suite,
+    row: Row,
+    sides: tuple[Checkout, Checkout],
+    pins: dict[str, str],
+    cpus: str | None,
+    data: Rounds,
+    logs: Path,
+) -> dict[str, measure.Launch]:
+    """How to start each side's step worker for `row`'s benchmark alone: the environment the
+    gate's rounds give it (rounds.child_env, a filter of that one benchmark), on the CPUs its
+    rounds used, its log under `logs`/diagnose."""
     base_cache = next(co.cache for co in sides if co.side == "base")
     out = {}
     for co in sides:
         env = rounds.child_env(co, suite, pins, confirm.name_filter([row]), True, base_cache)
         if suite.cpus != placement.ONE:  # a full-size suite's pools, as its rounds had them
-            env.setdefault("BENCH_THREADS", str(len(rounds._allowed(cpus))))
+            job = cpu_ids(cpus) if cpus else os.sched_getaffinity(0)
+            env.setdefault("BENCH_THREADS", str(len(job)))
         slug = "".join(ch if ch.isalnum() else "_" for ch in split_key(row.name)[0])
         log = logs / "diagnose" / f"{co.side}-{slug}.log"
         cpu = _cpu(suite, split_key(row.name)[0], cpus, data)
@@ -119,10 +133,10 @@ def measure_all(
             continue
         say(f"diagnosing {name} ({suite.name}): one more run of each side")
         t0 = time.monotonic()
-        launches = _launches(suite, rows[0], sides, pins, cpus, data, logs)
+        to_start = launches(suite, rows[0], sides, pins, cpus, data, logs)
         try:
             out[name] = measure.measure(
-                launches,
+                to_start,
                 name,
                 timeout=min(suite.timeout, left),
                 trace_dir=logs / "diagnose" / "traces" / name.replace("/", "_"),
