@@ -119,6 +119,9 @@ fi
 if want rust && ! command -v valgrind >/dev/null 2>&1; then
   APT_PACKAGES+=(valgrind); APT_WHY+=("valgrind (instruction counts of the Rust suite: the gate's quiet series)")
 fi
+if want rust && ! command -v strace >/dev/null 2>&1; then
+  APT_PACKAGES+=(strace); APT_WHY+=("strace (the gate's diagnosis of a regressed benchmark counts its syscalls a call)")
+fi
 if want rust && { [ ! -f /usr/include/benchmark/benchmark.h ] || ! command -v g++ >/dev/null 2>&1; }; then
   APT_PACKAGES+=(libbenchmark-dev g++); APT_WHY+=("libbenchmark-dev and g++ (the Google Benchmark step worker's test)")
 fi

@@ -24,6 +24,8 @@ from benchtrack.gate import (
     stages,
     worktree,
 )
+from benchtrack.gate.diagnose import run as diagnose
+from benchtrack.gate.diagnose import text as diagnosis_text
 from benchtrack.gate.outcome import Outcome
 from benchtrack.gate.rounds import RoundPlan
 from benchtrack.gate.suite_run import toolchain_pins
@@ -123,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
     made: list[worktree.Checkout] = []  # inside the try: a cancel while adding head removes base
     failures: list = []
     budget = None if args.no_adaptive or not minutes else minutes * 60
+    runs = diagnose.Runs()  # why each losing benchmark is slower (gate/diagnose/)
     # Idle CPUs poll for the whole run (idle.py): builds are unaffected, every round quieter.
     with idle.polling(cfg.idle, sudo=args.idle_sudo) as idle_state:
         say(idle_state)
@@ -135,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
                 suites, sides, looks, pins, args.filter, only=only, cpus=cpus, budget=budget
             )
             outcome, data, second = stages.screen_then_confirm(cfg, plan, logs, say, failures)
+            runs = diagnose.measure_all(outcome, data, suites, sides, pins, cpus, logs, say)
         finally:
             os.environ.pop(function_diff.ENV, None)
             if not args.keep_worktrees:
@@ -162,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
     }
     doc = outcome.to_dict(data)
     function_diff.attach(doc, profiles)  # the top functions of each regressed counted benchmark
+    diagnose.attach(doc, runs, outcome)  # after the function diff: "more work" quotes it
     return _report(args, outcome, doc, out_dir, say, f"; logs in {logs}")
 
 
@@ -207,7 +212,9 @@ def _report(
     more: str = "",
 ) -> int:
     """gate.json and gate.md in `out_dir`, the verdict on the terminal; the exit code."""
-    markdown = render.write(out_dir, outcome, doc, function_diff.markdown(doc.get("functions", {})))
+    tail = function_diff.markdown(doc.get("functions", {}))
+    tail += diagnosis_text.markdown(diagnose.entries(doc))
+    markdown = render.write(out_dir, outcome, doc, tail)
     if args.summary:
         with args.summary.open("a", encoding="utf-8") as f:
             f.write(markdown if markdown.endswith("\n") else markdown + "\n")

@@ -12,6 +12,8 @@ from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import output_dir
 from benchtrack.gate import comment, render, shards
+from benchtrack.gate.diagnose import run as diagnose
+from benchtrack.gate.diagnose import text as diagnosis_text
 from benchtrack.gate.outcome import Outcome, sort_rows
 
 NAME = "gate-merge"
@@ -51,6 +53,9 @@ def merge(found: dict[int, Outcome], n: int, split: dict[str, int]) -> Outcome:
     meta["seconds"] = max((o.meta.get("seconds", 0.0) for o in found.values()), default=0.0)
     meta["rounds"] = max((o.meta.get("rounds", 0) for o in found.values()), default=0)
     meta["shards"] = {"of": n, "merged": sorted(found)}
+    meta["diagnosis"] = {
+        k: e for o in found.values() for k, e in o.meta.get("diagnosis", {}).items()
+    }
     return Outcome(
         rows=sort_rows([r for o in found.values() for r in o.rows]),
         only_base=sorted({x for o in found.values() for x in o.only_base}),
@@ -75,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         found[k] = outcome
     merged = merge(found, n, split)
     doc = merged.to_dict()
-    markdown = render.write(out, merged, doc)
+    diagnose.onto_rows(doc)  # each shard's diagnoses back on their rows
+    markdown = render.write(out, merged, doc, diagnosis_text.markdown(diagnose.entries(doc)))
     pr = next((p.parent / "pr.json" for p in args.shards if (p.parent / "pr.json").is_file()), None)
     if pr is not None:  # the PR number, for pr-comment.yml
         shutil.copyfile(pr, out / "pr.json")

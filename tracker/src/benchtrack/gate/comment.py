@@ -26,6 +26,7 @@ import orjson
 from benchtrack.errors import BadInput
 from benchtrack.gate import function_diff, pr_comment, render
 from benchtrack.gate.config import split_key
+from benchtrack.gate.diagnose import check as diagnosis
 from benchtrack.gate.model import SuiteFailure
 from benchtrack.gate.outcome import SCHEMA, Outcome, Row
 from benchtrack.result import (
@@ -92,6 +93,7 @@ def load(path: Path) -> Outcome:
     outcome.meta["functions"] = check.functions(
         data.get("functions"), {r.name for r in outcome.rows}
     )
+    outcome.meta["diagnosis"] = diagnosis.rows(rows, [r.name for r in outcome.rows], path)
     return outcome
 
 

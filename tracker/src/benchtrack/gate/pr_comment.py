@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchtrack.gate import function_diff, render
+from benchtrack.gate.diagnose import text as diagnosis_text
 from benchtrack.gate.mdtext import code
 from benchtrack.gate.outcome import Outcome, Row
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
@@ -114,6 +115,14 @@ def _regressed(sizes: list[Size], limit: int) -> list[str]:
     return [*out, ""]
 
 
+def _why(sizes: list[Size], limit: int) -> list[str]:
+    """Each diagnosed benchmark's line (gate/diagnose/): why it is slower."""
+    found = [
+        (name, s.label, e) for s in sizes for name, e in s.outcome.meta.get("diagnosis", {}).items()
+    ]
+    return diagnosis_text.comment(found, limit)
+
+
 def _improved(sizes: list[Size], limit: int) -> list[str]:
     rows = [(r, s) for s in sizes for r in s.outcome.rows if r.gates and r.verdict == IMPROVED]
     if not rows:
@@ -158,7 +167,7 @@ def body(sizes: list[Size], run_conclusion: str | None, run_url: str) -> str:
     if sizes and all(s.outcome.skipped for s in sizes):
         return "\n".join([*head, f"{render.headline(sizes[0].outcome)} (every runner size)", ""])
     for limit in (10_000, 50, 10):
-        parts = [*head, *_regressed(sizes, limit), *_improved(sizes, limit)]
+        parts = [*head, *_regressed(sizes, limit), *_why(sizes, limit), *_improved(sizes, limit)]
         full = [line for s in sizes for line in _size_details(s)]
         text = "\n".join([*parts, *full, f"Every table is also in {link}'s job summary.", ""])
         if len(text) <= MAX_CHARS:

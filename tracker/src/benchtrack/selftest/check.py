@@ -42,6 +42,10 @@ class Line:
     caught: bool = False  # any series of the benchmark regressed
     disagrees: bool = False  # this series says better where another says worse
     top: str = ""  # the gate's top functions for it (a counted benchmark that regressed)
+    # its diagnosis (gate/diagnose/): the kind named first ("" none, or "failed", "not run"),
+    # and the kind its patch declares (shown, not judged: the verdicts decide the pass)
+    diagnosed: str = ""
+    declared: str = ""
 
     @property
     def required(self) -> bool:
@@ -121,6 +125,7 @@ def judge(
     regressed = {split_key(r.name)[0] for r in outcome.regressions}
     improved = {split_key(r.name)[0] for r in outcome.improvements}
     functions = outcome.meta.get("functions", {})
+    diagnoses = outcome.meta.get("diagnosis", {})
     for row in outcome.rows:
         name = split_key(row.name)[0]
         slow = next((s for s in slows if fnmatch.fnmatchcase(name, s.glob)), None)
@@ -140,7 +145,7 @@ def judge(
             line = _line(row, slow, ok=False, note=f"a loss ≥ {REQUIRED:.0%} not flagged")
         elif name in improved and line.change <= -REQUIRED:
             line = _line(row, slow, ok=False, caught=caught, note="shown improved, yet lost")
-        lines.append(_named(line, row, slow, functions))
+        lines.append(_diagnosed(_named(line, row, slow, functions), row, slow, diagnoses))
     for s in slows:
         if s.glob not in matched:
             note = "not measured" + (" (--suite/--filter)" if restricted else ": renamed?")
@@ -154,6 +159,16 @@ def judge(
         broken.append("the gate exited 3")
     lines.sort(key=lambda line: (line.loss is None, -(line.loss or 0), line.benchmark))
     return Report(base, head, lines, unslowed, gate_exit, broken)
+
+
+def _diagnosed(line: Line, row: Row, slow: Slow, diagnoses: dict[str, Any]) -> Line:
+    """The kind the gate's diagnosis named first for a slowed benchmark's wall time."""
+    entry = diagnoses.get(row.name) if row.primary else None
+    if entry is None:
+        return replace(line, declared=slow.diagnosis)
+    kinds = entry.get("kinds") or [{}]
+    named = kinds[0].get("kind", "") if entry.get("status") == "ok" else entry.get("status", "")
+    return replace(line, diagnosed=named, declared=slow.diagnosis)
 
 
 def _named(line: Line, row: Row, slow: Slow, functions: dict[str, Any]) -> Line:

@@ -54,6 +54,8 @@ class Slow:
     # where the extra work runs: text one of the top functions of a counted benchmark that
     # regressed must contain (the gate's function diff names the place to look)
     where: tuple[str, ...] = ()
+    # the kind the gate's diagnosis must name first (gate/diagnose/classify.KINDS), if given
+    diagnosis: str = ""
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,7 @@ def slows(patches: tuple[Patch, ...]) -> list[Slow]:
 # The kinds, each an array of tables in the patches file: more work per declared element (the
 # counts see it too), and changes that add no instructions to speak of (`Slow.wait` says what).
 KINDS = ("work", "wait")
+DIAGNOSES = ("parallelism", "waiting", "syscalls", "work", "memory")  # gate/diagnose's kinds
 PATCH_KEYS = {"path", "where", "slows", "hunk"}
 
 
@@ -155,8 +158,11 @@ def _text(v: Checker, t: dict[str, object], where: str) -> str:
 
 
 def _slow(v: Checker, t: dict[str, object], where: str, kind: str) -> Slow:
-    v.known(t, where, {"glob", "loss", "wait"})
+    v.known(t, where, {"glob", "loss", "wait", "diagnosis"})
     loss = v.fraction(t.get("loss"), f"{where}.loss")
+    named = v.string(t, "diagnosis", where) if "diagnosis" in t else ""
+    if named and named not in DIAGNOSES:
+        raise v.fail(f"{where}.diagnosis", f"one of {', '.join(DIAGNOSES)}", named)
     if kind == KINDS[0]:
         if "wait" in t:
             raise v.fail(f"{where}.wait", f"left out in a [[{kind}]] patch", t["wait"])
@@ -164,5 +170,5 @@ def _slow(v: Checker, t: dict[str, object], where: str, kind: str) -> Slow:
             divisor(loss)
         except ValueError:
             raise v.fail(f"{where}.loss", f"one of {LOSSES}", loss) from None
-        return Slow(v.string(t, "glob", where), loss)
-    return Slow(v.string(t, "glob", where), loss, v.string(t, "wait", where))
+        return Slow(v.string(t, "glob", where), loss, diagnosis=named)
+    return Slow(v.string(t, "glob", where), loss, v.string(t, "wait", where), diagnosis=named)

@@ -33,6 +33,8 @@ def cells(line: Line) -> tuple[str, ...]:
         verdict = f"⚠️ {line.verdict}, disagrees with another series"
     ok = ("ok" if line.ok else "FAIL") + (f": {line.note}" if line.note else "")
     top = (line.top or "—").replace("|", "¦")
+    if line.declared:  # the diagnosis's kind, and the one the patch declares
+        top += f" · diagnosed {line.diagnosed or '—'} (declared {line.declared})"
     return (line.benchmark, loss, pct(line.change) if measured else "—", interval, verdict, top, ok)
 
 
@@ -47,9 +49,12 @@ def summary(report: Report) -> str:
     caught = sum(line.required and line.caught for line in slowed)
     required = sum(line.required for line in slowed)
     false = sum(line.loss is None for line in report.lines)
+    declared = [line for line in slowed if line.declared and line.primary]
+    right = sum(line.diagnosed == line.declared for line in declared)
+    diagnosed = f"; the diagnosis named {right} of {len(declared)} as declared" if declared else ""
     return (
         f"{state}: {caught} of {required} slowdowns of ≥ {REQUIRED:.0%} flagged; "
-        f"{false} of {report.unslowed} unslowed benchmarks regressed "
+        f"{false} of {report.unslowed} unslowed benchmarks regressed{diagnosed} "
         f"(base {report.base[:10]}, slowed head {report.head[:10]}, gate exit {report.gate_exit})"
     )
 

@@ -1,0 +1,269 @@
+"""The diagnosis's classifier and its line (gate/diagnose/classify.py, text.py) on constructed
+evidence: no process, no timing, so every case is exact. Each names the kind a known cause must
+give, and that the others are not named."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from benchtrack.gate.diagnose import classify as c
+from benchtrack.gate.diagnose import text
+from benchtrack.gate.diagnose.evidence import Evidence
+
+MS = 1e-3
+MIB = 2**20
+
+
+def ev(wall=1 * MS, user=1 * MS, system=0.0, queued=0.0, **kw) -> Evidence:
+    """One side's evidence a call; by default one thread busy for the whole call."""
+    base = dict(calls=1000, voluntary=0.0, involuntary=0.0, minor=0.0, major=0.0,
+                rss_growth=0.0, peak=50 * MIB, busy_threads=1, syscalls={})  # fmt: skip
+    return Evidence(wall=wall, user=user, system=system, queued=queued, **{**base, **kw})
+
+
+def kinds(base: Evidence, head: Evidence, counts=None) -> list[str]:
+    return c.classify(base, head, counts).kinds
+
+
+def test_more_cpu_is_more_work():
+    d = c.classify(ev(), ev(wall=1.5 * MS, user=1.5 * MS))
+    assert d.kinds == ["work"]
+    assert d.findings[0].share == pytest.approx(1.0)
+    assert d.findings[0].evidence["cpu"] == pytest.approx(0.5)
+    assert d.loss == pytest.approx(0.5)
+
+
+def test_threads_taking_turns_is_lost_parallelism():
+    """Base: 2 ms of CPU a call in 1 ms (two threads at once); head: the same CPU in 2 ms."""
+    base = ev(wall=1 * MS, user=2 * MS, busy_threads=2)
+    head = ev(wall=2 * MS, user=2 * MS, busy_threads=2, voluntary=20.0,
+              syscalls={"futex": 20.0})  # fmt: skip
+    d = c.classify(base, head)
+    assert d.kinds == ["parallelism"]
+    assert d.findings[0].share == pytest.approx(1.0)
+    assert d.findings[0].evidence["base_threads"] == pytest.approx(2.0)
+    assert d.findings[0].evidence["head_threads"] == pytest.approx(1.0)
+
+
+def test_a_base_that_ran_one_thread_cannot_lose_parallelism():
+    base = ev(wall=1 * MS, user=1.2 * MS)  # 1.2 threads at once: under PARALLEL
+    head = ev(wall=2 * MS, user=1.2 * MS)
+    assert "parallelism" not in kinds(base, head)
+
+
+def test_a_sleep_is_waiting_with_its_syscall():
+    head = ev(wall=5 * MS, voluntary=1.0, syscalls={"clock_nanosleep": 1.0})
+    d = c.classify(ev(), head)
+    assert d.kinds == ["waiting"]
+    w = d.findings[0].evidence
+    assert w["off_cpu"] == pytest.approx(4 * MS)
+    assert w["voluntary"] == pytest.approx(1.0)
+    assert w["syscalls"] == [{"name": "clock_nanosleep", "base": 0.0, "head": 1.0}]
+
+
+def test_off_cpu_time_without_more_voluntary_switches_is_not_waiting():
+    """A thread that blocks gives up its CPU: off-CPU time with no more switches is a reading's
+    error (a thread's run-queue wait that ended with it), not a wait."""
+    head = ev(wall=2 * MS, voluntary=0.2)
+    assert kinds(ev(voluntary=0.2), head) == []
+    assert kinds(ev(voluntary=0.2), ev(wall=2 * MS, voluntary=0.3)) == ["waiting"]
+
+
+def test_an_fsync_a_call_is_syscalls_not_waiting():
+    """Its off-CPU time goes to the syscall that grew (no waiting syscall grew)."""
+    base = ev(syscalls={"write": 1.0, "lseek": 2.0})
+    head = ev(wall=4 * MS, system=0.1 * MS, voluntary=2.0,
+              syscalls={"write": 1.0, "lseek": 2.0, "fsync": 1.0})  # fmt: skip
+    d = c.classify(base, head)
+    assert d.kinds == ["syscalls"]
+    assert d.findings[0].share == pytest.approx(1.0)
+    assert d.findings[0].evidence["syscalls"] == [{"name": "fsync", "base": 0.0, "head": 1.0}]
+
+
+def test_a_syscall_beside_a_sleep_leaves_the_waiting_to_the_sleep():
+    base = ev(syscalls={"write": 1.0})
+    head = ev(wall=4 * MS, user=1 * MS, system=1 * MS, voluntary=1.0,
+              syscalls={"write": 1.0, "statx": 4.0, "nanosleep": 1.0})  # fmt: skip
+    d = c.classify(base, head)
+    assert d.kinds == ["waiting", "syscalls"]
+    assert d.findings[0].share == pytest.approx(2 / 3)
+    assert d.findings[1].share == pytest.approx(1 / 3)
+
+
+def test_a_syscall_that_grew_a_little_is_not_named():
+    base = ev(syscalls={"statx": 1.0})
+    head = ev(wall=2 * MS, user=1 * MS, system=1 * MS, syscalls={"statx": 1.4})  # under 0.5 more
+    assert kinds(base, head) == ["work"]
+
+
+def test_memory_that_faults_in_every_call_is_memory():
+    base = ev(minor=0.0, peak=20 * MIB)
+    head = ev(wall=2 * MS, system=1 * MS, minor=256.0, rss_growth=MIB, peak=120 * MIB,
+              syscalls={"mmap": 1.0})  # fmt: skip
+    d = c.classify(ev(minor=0.0, peak=20 * MIB, syscalls={}), head)
+    assert d.kinds == ["memory"]
+    m = d.findings[0].evidence
+    assert m["peak"] == 100 * MIB and m["faults"] == 256.0 and m["kept"] == MIB
+    assert m["syscalls"] == [{"name": "mmap", "base": 0.0, "head": 1.0}]
+    assert c.classify(base, head).kinds == ["memory"]
+
+
+def test_a_leak_that_costs_no_time_is_still_named_as_a_fact():
+    head = ev(wall=1.01 * MS, rss_growth=64 * 1024, peak=120 * MIB)  # 64 KiB x 1000 calls kept
+    d = c.classify(ev(peak=50 * MIB), head)
+    assert d.kinds == ["memory"]
+    assert d.findings[0].share is None
+
+
+def test_memory_under_the_floor_is_not_named():
+    head = ev(wall=1.01 * MS, rss_growth=1024, peak=52 * MIB)  # +2 MiB, 1 MiB kept
+    assert kinds(ev(peak=50 * MIB), head) == []
+
+
+@pytest.mark.parametrize("loss", [0.0, 0.01, 0.029, -0.2])
+def test_a_run_that_did_not_lose_names_no_time(loss):
+    """Below MIN_LOSS the parts are the run's noise: nothing is split, whatever they say."""
+    head = ev(wall=(1 + loss) * MS, user=(1 + loss) * MS)
+    d = c.classify(ev(), head)
+    assert d.kinds == []
+    assert d.loss == pytest.approx(loss)
+
+
+def test_a_neighbour_taking_the_cpu_is_the_machine_not_a_kind():
+    """Head waited longer for a CPU (a neighbour), same CPU time, no more wake-ups."""
+    head = ev(wall=1.5 * MS, queued=0.5 * MS)
+    d = c.classify(ev(), head)
+    assert d.kinds == []
+    assert d.parts["machine"] == pytest.approx(0.5 * MS)
+
+
+def test_cpu_that_costs_more_on_a_busy_machine_is_still_work():
+    """Base: each CPU second waits 2 s for a CPU (k = 3); head does twice the CPU work at the
+    same rate: all of its extra wall time is work, none the machine's."""
+    base = ev(wall=3 * MS, user=1 * MS, queued=2 * MS)
+    head = ev(wall=6 * MS, user=2 * MS, queued=4 * MS)
+    d = c.classify(base, head)
+    assert d.kinds == ["work"]
+    assert d.findings[0].share == pytest.approx(1.0)
+    assert d.parts["machine"] == pytest.approx(0.0)
+
+
+def test_wakeups_on_a_busy_machine_go_to_the_blocking():
+    """An fsync whose wake-up waits for a CPU: the extra run-queue wait is the fsync's."""
+    base = ev(wall=3 * MS, user=1 * MS, queued=2 * MS, syscalls={"write": 1.0})
+    head = ev(wall=8 * MS, user=1 * MS, queued=4 * MS, voluntary=2.0,
+              syscalls={"write": 1.0, "fdatasync": 1.0})  # fmt: skip
+    d = c.classify(base, head)
+    assert d.kinds == ["syscalls"]
+    assert d.findings[0].share == pytest.approx(1.0)
+
+
+def test_a_small_part_is_not_named():
+    """Waiting 90% of the loss, CPU work 10%: only waiting."""
+    head = ev(wall=2 * MS, user=1.1 * MS, voluntary=1.0)
+    d = c.classify(ev(), head)
+    assert d.kinds == ["waiting"]
+
+
+def test_two_kinds_each_a_sizeable_part_largest_first():
+    head = ev(wall=2 * MS, user=1.4 * MS, voluntary=1.0)  # work 0.4 ms, waiting 0.6 ms
+    assert kinds(ev(), head) == ["waiting", "work"]
+
+
+def test_counted_instructions_add_their_functions_to_more_work():
+    counts = c.Counts(0.125, (("sigma", 0.25),))
+    d = c.classify(ev(), ev(wall=1.2 * MS, user=1.2 * MS), counts)
+    assert d.kinds == ["work"]
+    assert d.findings[0].evidence["instructions"] == 0.125
+    assert d.findings[0].evidence["functions"] == [{"function": "sigma", "share": 0.25}]
+
+
+def test_counted_instructions_are_named_when_the_time_says_waiting():
+    counts = c.Counts(0.10, (("f", 0.1),))
+    head = ev(wall=5 * MS, voluntary=1.0)
+    d = c.classify(ev(), head, counts)
+    assert d.kinds == ["waiting", "work"]
+    assert d.findings[1].share is None
+
+
+def test_no_syscall_counts_names_no_syscalls():
+    base = ev(syscalls=None)
+    head = ev(wall=4 * MS, system=0.1 * MS, voluntary=2.0, syscalls=None)
+    assert kinds(base, head) == ["waiting"]
+
+
+def test_the_parts_add_up_to_the_loss():
+    rng = random.Random(7)
+    for _ in range(500):
+        side = [
+            ev(wall=rng.uniform(0.5, 5) * MS, user=rng.uniform(0, 3) * MS,
+               system=rng.uniform(0, 1) * MS, queued=rng.uniform(0, 3) * MS,
+               voluntary=rng.uniform(0, 3))
+            for _ in range(2)
+        ]  # fmt: skip
+        parts = c.split(*side)
+        assert sum(parts.values()) == pytest.approx(side[1].wall - side[0].wall, abs=1e-12)
+
+
+def test_a_memory_row_is_its_own_evidence():
+    d = c.memory_row(10.0, 16.2, "MiB")
+    assert d.kinds == ["memory"]
+    assert d.findings[0].evidence["peak"] == pytest.approx(6.2 * MIB)
+    assert d.findings[0].evidence["peak_growth"] == pytest.approx(0.62)
+    assert math.isnan(d.loss)
+
+
+def entry(d: c.Diagnosis) -> dict:
+    return {"status": "ok", "loss": d.loss, "kinds": [f.as_dict() for f in d.findings]}
+
+
+def test_the_line_names_the_first_kind_with_its_numbers():
+    head = ev(wall=5 * MS, voluntary=1.0, syscalls={"clock_nanosleep": 1.0})
+    line = text.line(entry(c.classify(ev(), head)))
+    assert line.startswith("**waiting**: off-CPU time +4 ms a call, voluntary context switches")
+    assert "`clock_nanosleep`" in line
+    assert "(all of this run's wall time a call +400.0%)" in line
+
+
+def test_the_line_gives_the_first_kinds_share_of_the_loss():
+    head = ev(wall=2 * MS, user=1.4 * MS, voluntary=1.0)  # waiting 0.6 ms of the 1 ms lost
+    assert "**waiting**: off-CPU time +600 µs a call" in text.line(entry(c.classify(ev(), head)))
+    assert "(60% of this run's wall time a call +100.0%)" in text.line(
+        entry(c.classify(ev(), head))
+    )
+
+
+def test_the_line_of_lost_parallelism_and_memory():
+    base = ev(wall=1 * MS, user=2 * MS, busy_threads=2)
+    head = ev(wall=2 * MS, user=2 * MS, busy_threads=1, peak=120 * MIB, rss_growth=64 * 1024)
+    line = text.line(entry(c.classify(base, head)))
+    assert line.startswith("**lost parallelism**: base ran 2.0 threads at once, head 1.0")
+    assert "; memory: peak RSS +70 MiB (+140.0%), +64 KiB kept a call" in line
+
+
+def test_nothing_stands_out_and_failures_say_so():
+    none = "nothing stands out (this run's wall time a call +0.0%: no loss in this run)"
+    assert text.line(entry(c.classify(ev(), ev()))) == none
+    lost = ev(wall=1.5 * MS, queued=0.5 * MS)  # the machine's
+    assert text.line(entry(c.classify(ev(), lost))) == (
+        "nothing stands out (this run's wall time a call +50.0%)"
+    )
+    failed = text.line({"status": "failed", "reason": "the head side's worker timed out"})
+    assert failed == "diagnosis failed: `the head side's worker timed out`"
+    assert text.line({"status": "not run", "reason": "budget"}) == "diagnosis not run: `budget`"
+
+
+def test_names_from_the_run_are_inert():
+    """A function or syscall name (the PR's code chose it) cannot end its code span, link,
+    mention anyone or hide text."""
+    nasty = "f`|@team <b>[x](http://e)\u202e"
+    counts = c.Counts(0.2, ((nasty, 0.2),))
+    head = ev(wall=2 * MS, user=1 * MS, system=1 * MS, syscalls={nasty: 3.0})
+    line = text.line(entry(c.classify(ev(), head, counts)))
+    assert "`f'¦@team <b>[x](http://e)\\u202e`" in line
+    assert "\u202e" not in line and "|" not in line
+    reason = text.line({"status": "failed", "reason": "x`y\n| z"})
+    assert reason == "diagnosis failed: `x'y\\u000a¦ z`"

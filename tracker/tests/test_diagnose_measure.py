@@ -1,0 +1,149 @@
+"""The diagnosis on real processes: step workers in Python and Perl (fixtures/diagnose/) whose
+head adds one known cause to a benchmark, measured by gate/diagnose/measure.py (/proc, strace)
+and classified; the kind named first must be the cause's, and kinds whose evidence is a count
+(syscalls, page faults, threads at once) must not be named where the cause has none.
+
+Why each cannot flip (the floors are classify.py's: a kind explains >= 25% of a loss of >= 3%):
+- work: head runs 2.5x the iterations of the same loop, on one CPU: +150% CPU time a call, all
+  of the loss; waiting would need more voluntary switches and off-CPU time (a loop blocks never).
+- sleep: head adds a 4 ms sleep to ~1 ms of loop: +400% wall time, all of it off the CPU with one
+  voluntary switch and one clock_nanosleep a call; more work would need +1 ms of CPU a call for
+  the same loop.
+- fsync: head adds an fsync a call to a 4 KiB write into the page cache (a disk-backed file
+  system; on tmpfs the test is skipped, fsync there is free): one more fsync a call, counted; the
+  write alone takes microseconds, the fsync a journal commit (hundreds of µs or more).
+- leak: head keeps 3 MiB a call: 768 more page faults a call (floor 64), and at least 12 MiB
+  kept over the run (the floor is 8 MiB) however slow the machine: 4 steps of at least one call;
+  no syscall but mmap/brk grows (memory's own).
+- blocking: four asyncio tasks sleep 2 ms each, together (~2 ms a call); head's `time.sleep`
+  blocks the loop, one after another (~8 ms): +300%, all of it off the CPU, 4 clock_nanosleep
+  a call more (the base's loop waits in epoll_wait instead, a sleeping syscall too).
+- lock, pool: head holds one lock around both pool threads' hashing (hashlib releases the GIL),
+  or hashes on a pool of one thread instead of two: the base runs ~2 threads at once, head ~1.
+  Lost parallelism needs a second free CPU: the test checks that the base had one (its CPU time
+  over wall >= 1.5) and is skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchtrack.gate.diagnose import classify, measure
+from benchtrack.gate.placement import one_cpu
+
+HERE = Path(__file__).parent / "fixtures" / "diagnose"
+COMMANDS = {"python": f"exec {sys.executable} {HERE / 'worker.py'}",
+            "perl": f"exec perl {HERE / 'worker.pl'}"}  # fmt: skip
+HANG = 300  # a guard against a hang, never a verdict on speed
+
+
+def fstype(path: Path) -> str:
+    """The file system type of the mount holding `path` (/proc/mounts' longest prefix)."""
+    best, kind = "", ""
+    for line in Path("/proc/mounts").read_text().splitlines():
+        _, mount, fs = line.split()[:3]
+        if (str(path) + "/").startswith(mount.rstrip("/") + "/") and len(mount) >= len(best):
+            best, kind = mount, fs
+    return kind
+
+
+def run(lang: str, name: str, tmp_path: Path, cpu: str | None) -> classify.Diagnosis:
+    launches = {
+        side: measure.Launch(
+            COMMANDS[lang],
+            tmp_path,
+            {
+                **os.environ,
+                "DIAG_SIDE": side,
+                "BENCH_FILTER": f"^{name}$",
+                "DIAG_DIR": str(tmp_path),
+            },
+            tmp_path / f"{side}.log",
+            cpu,
+        )
+        for side in ("base", "head")
+    }
+    found = measure.measure(launches, name, timeout=HANG, trace_dir=tmp_path / "traces")
+    for side, e in found.items():
+        assert e.syscalls is not None or shutil.which("strace") is None, (side, e.note)
+    run.evidence = found  # type: ignore[attr-defined]
+    return classify.classify(found["base"], found["head"])
+
+
+CASES = [
+    ("python", "diag/work", "work"),
+    ("python", "diag/sleep", "waiting"),
+    ("python", "diag/blocking", "waiting"),
+    ("python", "diag/fsync", "syscalls"),
+    ("python", "diag/leak", "memory"),
+    ("perl", "diag/work", "work"),
+    ("perl", "diag/sleep", "waiting"),
+    ("perl", "diag/fsync", "syscalls"),
+    ("perl", "diag/leak", "memory"),
+]
+# kinds that need a count the cause does not change (no process can produce them by noise)
+ABSENT = {
+    "work": {"parallelism", "syscalls", "memory"},
+    "waiting": {"parallelism", "syscalls", "memory", "work"},
+    "syscalls": {"parallelism", "memory", "waiting"},
+    "memory": {"parallelism", "syscalls"},
+}
+
+
+@pytest.mark.parametrize(("lang", "name", "kind"), CASES)
+def test_the_cause_is_named_first(tmp_path, lang, name, kind):
+    if name == "diag/fsync":
+        if shutil.which("strace") is None:
+            pytest.skip("syscalls are counted by strace (scripts/setup.sh installs it)")
+        if fstype(tmp_path) in ("tmpfs", "ramfs"):
+            pytest.skip(f"{tmp_path} is on {fstype(tmp_path)}: fsync there is free")
+    d = run(lang, name, tmp_path, one_cpu(None))
+    assert d.kinds and d.kinds[0] == kind, (d, run.evidence)  # type: ignore[attr-defined]
+    assert not ABSENT[kind] & set(d.kinds), d
+    first = d.findings[0].evidence
+    if kind == "syscalls":
+        assert first["syscalls"][0]["name"] == "fsync", first
+        assert first["syscalls"][0]["head"] - first["syscalls"][0]["base"] == pytest.approx(1)
+    if kind == "waiting":
+        assert first["syscalls"] and first["syscalls"][0]["name"] in (
+            "clock_nanosleep",
+            "nanosleep",
+        )
+    if kind == "memory":
+        assert first["kept"] >= 0.9 * 3 * 2**20, first
+
+
+@pytest.mark.parametrize("name", ["diag/lock", "diag/pool"])
+def test_threads_taking_turns_or_a_smaller_pool_lose_parallelism(tmp_path, name):
+    d = run("python", name, tmp_path, None)
+    base = run.evidence["base"]  # type: ignore[attr-defined]
+    if len(os.sched_getaffinity(0)) < 2 or base.cpu / base.wall < 1.5:
+        pytest.skip(f"the base's two threads got {base.cpu / base.wall:.2f} CPUs: no second free "
+                    "CPU here, so no parallelism to lose")  # fmt: skip
+    assert d.kinds and d.kinds[0] == "parallelism", (d, run.evidence)  # type: ignore[attr-defined]
+    assert not {"syscalls", "memory"} & set(d.kinds), d
+
+
+def test_a_benchmark_a_side_does_not_offer_fails_saying_so(tmp_path):
+    env = {**os.environ, "BENCH_FILTER": "^diag/none$"}
+    launches = {
+        side: measure.Launch(COMMANDS["python"], tmp_path, env, tmp_path / f"{side}.log")
+        for side in ("base", "head")
+    }
+    with pytest.raises(measure.Failed, match="the base side's worker did not offer the benchmark"):
+        measure.measure(launches, "diag/none", timeout=HANG)
+
+
+def test_a_worker_that_dies_fails_saying_so(tmp_path):
+    launches = {
+        side: measure.Launch("echo broken >&2; exit 3", tmp_path, dict(os.environ),
+                             tmp_path / f"{side}.log")
+        for side in ("base", "head")
+    }  # fmt: skip
+    with pytest.raises(measure.Failed, match="did not offer the benchmark"):
+        measure.measure(launches, "diag/work", timeout=HANG)

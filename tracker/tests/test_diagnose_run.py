@@ -1,0 +1,183 @@
+"""The gate's diagnosis hook (gate/diagnose/run.py) on constructed outcomes: which rows it
+diagnoses, what it says when it cannot run one (no step worker, the budget spent), a peak-RSS
+series diagnosed from its own figures, and gate.json's shape. No process is started here: every
+case below is one the hook must answer without running anything (the runs themselves:
+test_diagnose_measure.py, test_diagnose_gate.py)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from test_selftest import BASE, HEAD, PATCHES_FILE, SLOWS, caught
+
+from benchtrack.errors import BadInput
+from benchtrack.gate.diagnose import classify, run
+from benchtrack.gate.diagnose.evidence import Evidence
+from benchtrack.gate.model import Rounds
+from benchtrack.gate.outcome import Outcome, Row
+from benchtrack.gate.worktree import Checkout
+from benchtrack.selftest import check, patches
+from benchtrack.selftest import report as selftest_report
+from benchtrack.suites import Suite
+
+REPO = Path(__file__).resolve().parents[2]
+STEPPED = Suite("py", "bash step.sh", "lockstep", "")
+WHOLE = Suite("perl-rss", "bench", "perl", "raw.json")
+
+
+def row(name, verdict="regressed", change=-0.3, lo=-0.4, hi=-0.2, suite="py", **kw) -> Row:
+    defaults = dict(unit="calls/s", direction="bigger", base=100.0, head=100.0 * (1 + change))
+    return Row(name=name, suite=suite, change=change, lo=lo, hi=hi, verdict=verdict,
+               threshold=0.05, rounds=5, **{**defaults, **kw})  # fmt: skip
+
+
+def outcome(*rows: Row) -> Outcome:
+    return Outcome(list(rows), [], [], {"base": {}, "head": {}}, [], 0.01, [5])
+
+
+def sides(tmp_path: Path) -> tuple[Checkout, Checkout]:
+    return tuple(Checkout(s, s, "0" * 40, "", tmp_path / s, tmp_path / "cache" / s)
+                 for s in ("base", "head"))  # type: ignore[return-value]  # fmt: skip
+
+
+GATED = outcome(
+    row("a/unchanged", verdict="unchanged", change=0.0, lo=-0.01, hi=0.01),
+    row("a/small", verdict="inconclusive", change=-0.03, lo=-0.05, hi=-0.01),  # a smaller loss
+    row("a/big"),
+    row("a/big (instructions)", suite="py-count", unit="instructions/call", direction="smaller",
+        change=0.2, lo=0.19, hi=0.21),
+    row("a/tiny", verdict="inconclusive", change=-0.01, lo=-0.03, hi=0.01),  # under δ/2
+    row("perl/rss/leak", suite="perl-rss", unit="KiB", direction="smaller", base=10_240.0,
+        head=16_589.0, change=0.62, lo=0.6, hi=0.64),
+)  # fmt: skip
+
+
+def test_only_regressed_and_smaller_losses_are_diagnosed_largest_first():
+    assert list(run.losing(GATED)) == ["perl/rss/leak", "a/big", "a/small"]  # its loss: 1 - 1/1.62
+    assert [r.name for r in run.losing(GATED)["a/big"]] == ["a/big", "a/big (instructions)"]
+    assert run.losing(outcome(GATED.rows[0], GATED.rows[4])) == {}
+
+
+def test_what_cannot_run_says_why_and_runs_nothing(tmp_path):
+    said: list[str] = []
+    runs = run.measure_all(
+        GATED, Rounds(), [WHOLE], sides(tmp_path), {}, None, tmp_path, said.append
+    )
+    assert runs.found == {
+        "a/big": "not run: its suite does not step it (lockstep), so it cannot run alone",
+        "a/small": "not run: its suite does not step it (lockstep), so it cannot run alone",
+    }  # perl/rss/leak: its own figures, no run
+    assert said == []
+    runs = run.measure_all(GATED, Rounds(), [STEPPED], sides(tmp_path), {}, None, tmp_path,
+                           said.append, budget=5.0)  # fmt: skip
+    assert runs.found["a/big"] == "not run: the diagnoses' budget (5 s) is spent"
+    assert said == [] and not (tmp_path / "diagnose").exists()
+
+
+def evidence(wall: float, user: float) -> Evidence:
+    return Evidence(calls=100, wall=wall, user=user, system=0.0, queued=0.0, voluntary=0.0,
+                    involuntary=0.0, minor=0.0, major=0.0, rss_growth=0.0, peak=2**26,
+                    busy_threads=1, syscalls={})  # fmt: skip
+
+
+def test_attach_puts_each_benchmarks_diagnosis_on_its_losing_rows():
+    doc = GATED.to_dict()
+    doc["functions"] = {
+        "a/big (instructions)": {
+            "source": "lines",
+            "unit": "Python lines",
+            "functions": [{"function": "sigma", "base": 1, "head": 2, "share": 0.2}],
+        }
+    }
+    runs = run.Runs({"a/big": {"base": evidence(1e-3, 1e-3), "head": evidence(1.4e-3, 1.4e-3)},
+                     "a/small": "failed: the head side's worker timed out"}, 12.34)  # fmt: skip
+    run.attach(doc, runs, GATED)
+    rows = {r["name"]: r for r in doc["benchmarks"]}
+    big = rows["a/big"]["diagnosis"]
+    assert big["status"] == "ok" and [k["kind"] for k in big["kinds"]] == ["work"]
+    work = big["kinds"][0]
+    assert work["instructions"] == pytest.approx(0.2)
+    assert work["functions"] == [{"function": "sigma", "share": 0.2}]
+    assert rows["a/big (instructions)"]["diagnosis"] == big
+    assert big["sides"]["head"]["wall"] == pytest.approx(1.4e-3)
+    assert rows["a/small"]["diagnosis"] == {
+        "status": "failed",
+        "reason": "the head side's worker timed out",
+    }
+    rss = rows["perl/rss/leak"]["diagnosis"]
+    assert rss["kinds"] == [{"kind": "memory", "share": None, "peak": pytest.approx(6349 * 1024),
+                             "peak_growth": pytest.approx(0.62, abs=1e-3)}]  # fmt: skip
+    assert "diagnosis" not in rows["a/unchanged"] and "diagnosis" not in rows["a/tiny"]
+    assert doc["diagnosis_seconds"] == 12.3
+    assert sorted(run.entries(doc)) == ["a/big", "a/big (instructions)", "a/small", "perl/rss/leak"]
+
+
+def test_a_pr_with_nothing_lost_gets_nothing():
+    quiet = outcome(GATED.rows[0], GATED.rows[4])
+    doc = quiet.to_dict()
+    run.attach(doc, run.Runs(), quiet)
+    assert doc == quiet.to_dict()
+
+
+def test_the_self_tests_slowdowns_declare_a_kind_the_diagnosis_knows(tmp_path):
+    """selftest-patches.toml's `diagnosis` (tracker/bench/diagnose_selftest.py checks the
+    diagnosis against it): one of classify's kinds, every wait slowdown has one, and a kind the
+    diagnosis does not know is exit 2 naming the field."""
+    assert patches.DIAGNOSES == classify.KINDS
+    found = patches.load(REPO / "tracker" / "bench" / "selftest-patches.toml")
+    waits = [s for p in found["wait"] for s in p.slows]
+    assert waits and all(s.diagnosis in classify.KINDS for s in waits), waits
+    f = tmp_path / "p.toml"
+    f.write_text(PATCHES_FILE.replace("loss = 0.10 }", 'loss = 0.10, diagnosis = "gremlins" }'))
+    with pytest.raises(BadInput) as raised:
+        patches.load(f)
+    assert (raised.value.field, raised.value.exit_code) == ("work[0].slows[0].diagnosis", 2)
+    f.write_text(PATCHES_FILE.replace("loss = 0.10 }", 'loss = 0.10, diagnosis = "work" }'))
+    assert patches.load(f)["work"][0].slows[0].diagnosis == "work"
+
+
+def test_a_diagnosis_that_breaks_is_reported_never_raised(tmp_path):
+    """The verdict is the gate's; a diagnosis that cannot even start its workers (here: its log
+    directory is a file) is "failed", with why."""
+    logs = tmp_path / "logs"
+    logs.write_text("not a directory")
+    runs = run.measure_all(outcome(row("a/big")), Rounds(), [STEPPED], sides(tmp_path), {}, None,
+                           logs, lambda _: None)  # fmt: skip
+    assert runs.found["a/big"].startswith("failed: NotADirectoryError"), runs.found
+
+
+def test_the_self_test_reports_the_diagnosis_beside_the_declared_kind(tmp_path):
+    """gate-selftest shows what the diagnosis named for each slowed benchmark against what its
+    patch declares, and counts them; the verdicts alone decide its pass."""
+    rows = caught()
+    doc = Outcome(rows, [], [], {"base": {}, "head": {}}, [], 0.01, [6])
+    doc.meta = {"base": {"ref": BASE, "sha": BASE}, "head": {"ref": HEAD, "sha": HEAD},
+                "rounds": 6, "seconds": 300.0, "threshold": 0.05, "n_looks": 3}  # fmt: skip
+    data = doc.to_dict()
+    for r in data["benchmarks"]:
+        if r["name"] == "python/sleep/sequential":
+            r["diagnosis"] = {"status": "ok", "kinds": [{"kind": "waiting", "share": 0.9,
+                              "off_cpu": 0.001, "voluntary": 1.0}]}  # fmt: skip
+    path = tmp_path / "gate.json"
+    path.write_text(json.dumps(data))
+    slows = [replace(s, diagnosis="waiting") if s.glob == "python/sleep/sequential" else s
+             for s in SLOWS]  # fmt: skip
+    slows = [replace(s, diagnosis="work") if s.glob == "python/sleep/gather" else s for s in slows]
+    result = check.judge(check.load(path, BASE, HEAD), slows, restricted=False, gate_exit=1,
+                         base=BASE, head=HEAD)  # fmt: skip
+    by_key = {line.benchmark: line for line in result.lines}
+    assert (
+        by_key["python/sleep/sequential"].diagnosed,
+        by_key["python/sleep/sequential"].declared,
+    ) == ("waiting", "waiting")
+    assert (by_key["python/sleep/gather"].diagnosed, by_key["python/sleep/gather"].declared) == (
+        "",
+        "work",
+    )
+    assert result.passed  # the diagnosis is shown, not judged
+    md = selftest_report.markdown(result)
+    assert "the diagnosis named 1 of 2 as declared" in md
+    assert "diagnosed waiting (declared waiting)" in md and "diagnosed — (declared work)" in md
