@@ -270,21 +270,19 @@ def test_split_medians_draw_the_exact_bootstrap_distribution_of_the_median():
             assert abs(got[value] / draws - p) < 5 * sd + 1e-9, (x, value)
 
 
-def test_a_hundred_thousand_samples_bootstrap_in_bounded_time_and_memory():
+def test_a_hundred_thousand_samples_bootstrap_in_bounded_memory():
     """pytest-benchmark records ~100k rounds of a fast function: the interval comes from the
-    split draws (no 10,000 x 100,000 matrix), with the plain way's percentiles."""
-    import time
+    split draws (no 10,000 x 100,000 matrix: 8 GB), with the plain way's percentiles. The
+    allocations' peak is the code's, whatever the machine; its time is not asserted."""
     import tracemalloc
 
     rng = np.random.default_rng(5)
     x = rng.lognormal(0, 0.2, 100_000)
     tracemalloc.start()
-    t0 = time.monotonic()
     med, (lo, hi) = stats.median_ci(x)
-    seconds = time.monotonic() - t0
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert seconds < 5 and peak < 50e6, (seconds, peak)
+    assert peak < 50e6, peak
     assert lo < med < hi and (hi - lo) / med < 0.01
     # the plain way on a sample just above SPLIT_FROM: the same interval within resampling error
     y = x[: stats.SPLIT_FROM + 1]
