@@ -12,9 +12,11 @@ from __future__ import annotations
 import pytest
 
 LONGEST_FIRST = (
-    "test_workflows_engine_pr.py",
     "test_workflows_engine.py",
+    "test_lockstep_rust.py",
     "test_adopt_lockstep.py",
+    "test_lockstep_harnesses.py",
+    "test_workflows_engine_pr.py",
     "test_workflows_local.py",
     "test_workflows_engine_shards.py",
     "test_publish_faults_corrupt.py",

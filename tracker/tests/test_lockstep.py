@@ -3,8 +3,8 @@
 The scripted workers are small Python programs written into tmp_path: they read BENCH_STEP's
 file descriptors, offer their benchmarks in sorted order and answer `run N` by really timing a
 loop. Behaviours (errors, early exits, garbage, hangs) are chosen per benchmark in a JSON spec.
-The last tests drive the repository's own harnesses (Python's pytest suite, Perl's CoroBench)
-in step mode.
+The repository's own harnesses in step mode: test_lockstep_harnesses.py (Python's pytest suite,
+Perl's CoroBench) and test_lockstep_rust.py (criterion), with `_harness` from here.
 """
 
 from __future__ import annotations
@@ -1160,106 +1160,6 @@ def _harness(
     }
     plan = lockstep.Plan(pairs=5, seconds=0.2, clock=clock, step=step)
     return lockstep.measure(workers, plan, flip=False, timeout=HANG)
-
-
-def test_python_harness_in_step_mode(tmp_path: Path) -> None:
-    out = _harness(
-        tmp_path,
-        "bash scripts/bench-python-step.sh",
-        {"BENCH_PROFILE": "round", "BENCH_FILTER": "^python/sleep/"},
-    )
-    assert out.exit_codes == {"base": 0, "head": 0}, (tmp_path / "head.log").read_text()[-2000:]
-    assert out.errors == {"base": [], "head": []}
-    got = by_name(out)
-    assert sorted(got) == ["python/sleep/awaited", "python/sleep/gather", "python/sleep/sequential"]
-    for b in got.values():
-        assert b.unit == "sleeps/s"
-        assert [len(b.samples[s]) for s in ("base", "head")] == [5, 5]
-    # The round profile sleeps 3 x 20 ms per call: one after another at most 50 sleeps/s,
-    # gathered about three times as many.
-    sequential = sorted(got["python/sleep/sequential"].samples["base"])[2]
-    gather = sorted(got["python/sleep/gather"].samples["base"])[2]
-    assert max(got["python/sleep/sequential"].samples["head"]) <= 50
-    assert 20 < sequential <= 50 and gather > 2 * sequential
-
-
-def test_python_harness_times_steps_by_cpu_time_when_asked(tmp_path: Path) -> None:
-    """A sleeping benchmark's CPU time is a small part of its wall time: the throughput per
-    CPU-second is far above what the sleeps allow per wall-second."""
-    env = {"BENCH_PROFILE": "round", "BENCH_FILTER": "^python/sleep/sequential$"}
-    # Steps of ~1 ms of CPU: a call takes ~60 ms of wall time and a small part of that of CPU,
-    # so the usual 10 ms of CPU a step would be ~100 calls, 6 s of sleeps each.
-    out = _harness(
-        tmp_path,
-        "bash scripts/bench-python-step.sh",
-        {**env, "BENCH_STEP_CLOCK": "cpu"},
-        "cpu",
-        step=0.001,
-    )
-    assert out.exit_codes == {"base": 0, "head": 0}, (tmp_path / "head.log").read_text()[-2000:]
-    (b,) = out.benchmarks
-    assert b.name == "python/sleep/sequential" and len(b.samples["base"]) == 5
-    assert min(b.samples["base"] + b.samples["head"]) > 200  # at most 50 sleeps/s by the wall clock
-
-
-def _perl_has_coro() -> bool:
-    if shutil.which("perl") is None:
-        return False
-    return subprocess.run(["perl", "-MCoro", "-e1"], capture_output=True).returncode == 0
-
-
-@pytest.mark.skipif(not _perl_has_coro(), reason="perl with Coro is not installed")
-def test_perl_harness_in_step_mode(tmp_path: Path) -> None:
-    out = _harness(tmp_path, "perl perl/bin/bench", {"BENCH_FILTER": "pool_chan/sleep$"})
-    assert out.exit_codes == {"base": 0, "head": 0}, (tmp_path / "head.log").read_text()[-2000:]
-    assert out.errors == {"base": [], "head": []}
-    assert [b.name for b in out.benchmarks] == ["perl/coro/pool_chan/sleep"]
-    b = out.benchmarks[0]
-    assert b.unit == "tasks/s"
-    assert [len(b.samples[s]) for s in ("base", "head")] == [5, 5]
-    assert all(x > 0 and math.isfinite(x) for s in b.samples.values() for x in s)
-
-
-@pytest.mark.skipif(shutil.which("cargo") is None, reason="needs cargo")
-def test_rust_harness_in_step_mode(tmp_path: Path) -> None:
-    # Two groups in two bench binaries (fanout, tasks), served binary by binary in sorted order;
-    # within fanout the benchmarks come sorted although the bench file registers them otherwise.
-    # Built first: the workers' own `cargo bench --no-run` then finds it done, within the timeout.
-    # Unoptimised, in a target dir of the tests' own (kept, ignored by git): the protocol is
-    # what is tested, and a third of the build time; the user's optimised build is left alone.
-    cargo = {
-        "CARGO_PROFILE_BENCH_OPT_LEVEL": "0",
-        "CARGO_TARGET_DIR": str(REPO / "target" / "test-cache" / "rust-step"),
-    }
-    build = ["cargo", "bench", "--manifest-path", "rust/Cargo.toml", "--locked", "-p", "patterns"]
-    subprocess.run(
-        [*build, "--no-run"],
-        cwd=REPO,
-        check=True,
-        capture_output=True,
-        timeout=1200,
-        env={**os.environ, **cargo},
-    )
-    wanted = "fanout/chanchan_uniform/cap[01]|fanout/unordered_uniform|tasks/one_by_one"
-    out = _harness(
-        tmp_path, "bash scripts/bench-rust-step.sh", {"BENCH_FILTER": f"^({wanted})$", **cargo}
-    )
-    assert out.exit_codes == {"base": 0, "head": 0}, (tmp_path / "head.log").read_text()[-2000:]
-    assert out.errors == {"base": [], "head": []}
-    assert [b.name for b in out.benchmarks] == [
-        "rust/fanout/chanchan_uniform/cap0",
-        "rust/fanout/chanchan_uniform/cap1",
-        "rust/fanout/unordered_uniform",
-        "rust/tasks/one_by_one",
-    ]
-    got = by_name(out)
-    assert got["rust/fanout/unordered_uniform"].unit == "items/s"
-    assert got["rust/tasks/one_by_one"].unit == "tasks/s"
-    for b in out.benchmarks:
-        assert [len(b.samples[s]) for s in ("base", "head")] == [5, 5]
-    # 20 items through 5 workers sleeping 2 ms each: at most ~2500 items/s, well above 100.
-    fan = sorted(got["rust/fanout/unordered_uniform"].samples["base"])[2]
-    assert 100 < fan < 2600
 
 
 @pytest.mark.parametrize(
