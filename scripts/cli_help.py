@@ -1,4 +1,4 @@
-"""Rewrite the `--help` blocks of docs/architecture.md from the parser (at 100 columns), so that
+"""Rewrite the `--help` blocks of docs/cli.md from the parser (at 100 columns), so that
 they are generated, not pasted: `uv run --frozen python scripts/cli_help.py` after changing a
 command's help; tracker/tests/test_docs_architecture.py fails, naming this script, when a block
 and the parser differ. Only the blocks change; the prose around them is the page's own."""
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from benchtrack import cli
 
-ARCHITECTURE = Path(__file__).resolve().parents[1] / "docs" / "architecture.md"
+CLI_DOC = Path(__file__).resolve().parents[1] / "docs" / "cli.md"  # the CLI reference
 HELP_BLOCK = re.compile(r"^```text\n(usage: benchtrack\b.*?)\n```$", re.S | re.M)
 USAGE = re.compile(r"usage: benchtrack(?: ([a-z][a-z-]*))? ")
 
@@ -45,11 +45,11 @@ def rewritten(text: str) -> str:
 
 
 def main() -> int:
-    text = ARCHITECTURE.read_text(encoding="utf-8")
+    text = CLI_DOC.read_text(encoding="utf-8")
     new = rewritten(text)
     if new != text:
-        ARCHITECTURE.write_text(new, encoding="utf-8")
-        print(f"{ARCHITECTURE}: help blocks rewritten from the parser")
+        CLI_DOC.write_text(new, encoding="utf-8")
+        print(f"{CLI_DOC}: help blocks rewritten from the parser")
     return 0
 
 

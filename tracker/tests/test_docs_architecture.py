@@ -1,6 +1,6 @@
-"""docs/architecture.md says what the code does: its `--help` blocks are what the parser prints,
-every command has one, its example result document passes the schema's checks, and its exit
-codes are errors.py's.
+"""The docs say what the code does: docs/cli.md's `--help` blocks are what the parser prints and
+every command has one; docs/architecture.md's example result document passes the schema's checks
+and its exit codes are errors.py's.
 
 The blocks are written by scripts/cli_help.py from the parser; a failure names that script.
 """
@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import cli_help
 
 ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
+CLI = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 HELP_BLOCK = re.compile(r"^```text\n(usage: benchtrack\b.*?)\n```$", re.S | re.M)
 USAGE = re.compile(r"usage: benchtrack(?: ([a-z][a-z-]*))? ")
 
@@ -28,11 +29,11 @@ USAGE = re.compile(r"usage: benchtrack(?: ([a-z][a-z-]*))? ")
 def documented_help() -> dict[str, str]:
     """Command name ("" for `benchtrack` itself) -> the help block the page shows for it."""
     out: dict[str, str] = {}
-    for block in HELP_BLOCK.findall(ARCHITECTURE.read_text(encoding="utf-8")):
+    for block in HELP_BLOCK.findall(CLI.read_text(encoding="utf-8")):
         match = USAGE.match(block)
-        assert match, f"docs/architecture.md: a help block that is not a usage: {block[:60]!r}"
+        assert match, f"docs/cli.md: a help block that is not a usage: {block[:60]!r}"
         name = match.group(1) or ""
-        assert name not in out, f"docs/architecture.md: two help blocks for {name!r}"
+        assert name not in out, f"docs/cli.md: two help blocks for {name!r}"
         out[name] = block
     return out
 
@@ -54,7 +55,7 @@ def test_help_block_is_what_the_parser_prints(name: str) -> None:
     expected = printed_help(name)
     shown = documented_help().get(name)
     assert shown == expected, (
-        f"docs/architecture.md: the help of `benchtrack {name}` changed; run "
+        f"docs/cli.md: the help of `benchtrack {name}` changed; run "
         "`uv run --frozen python scripts/cli_help.py` (it rewrites the blocks from the parser)"
     )
 

@@ -1,4 +1,4 @@
-"""The flags several commands share, each with one meaning everywhere (docs/architecture.md,
+"""The flags several commands share, each with one meaning everywhere (docs/cli.md,
 "One grammar"):
 
     --threshold PCT   a percentage: 5, 5% or 2.5 (benchtrack.toml's `threshold` stays a fraction)
