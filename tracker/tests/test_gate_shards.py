@@ -88,3 +88,8 @@ def test_the_commands_refuse_bad_shards_and_write_nothing(tmp_path: Path) -> Non
     out = tmp_path / "merged"
     bad = cli("gate-merge", "--plan", str(plan), "--out", str(out), str(verdict))
     assert bad.returncode == 2 and "shard" in bad.stderr and not out.exists()
+    # a shard's gate.json that is not there (its job never uploaded one): named, not a traceback
+    missing = tmp_path / "absent" / "gate.json"
+    bad = cli("gate-merge", "--plan", str(plan), "--out", str(out), str(missing))
+    assert bad.returncode == 2 and f"{missing}: expected a gate.json file" in bad.stderr
+    assert "Traceback" not in bad.stderr and not out.exists()

@@ -60,7 +60,11 @@ _LOOSE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 def load(path: Path) -> Outcome:
     """One runner size's gate.json as an Outcome, or BadInput naming what is off."""
     # a link (to /dev/zero, to a runner's file) is not followed, nor a linked gate-* directory
-    if path.parent.is_symlink() or not stat.S_ISREG(path.lstat().st_mode):
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        raise BadInput(path, None, "a gate.json file", "no such file") from None
+    if path.parent.is_symlink() or not stat.S_ISREG(mode):
         raise BadInput(path, None, "a regular file")
     with path.open("rb") as file:
         raw = file.read(MAX_BYTES + 1)
