@@ -25,16 +25,12 @@ if [ -n "${BENCH_SUITES:-}" ]; then
   IFS=, read -ra names <<< "$BENCH_SUITES"
   for name in "${names[@]}"; do suites+=(--suite "$name"); done
 fi
-# BENCH_FILTER=REGEX: these benchmarks only (as in ci-bench.sh). As --filter the gate applies it
-# on top of a suite's own BENCH_FILTER, which would otherwise replace the job's in the harness.
-filter=()
-if [ -n "${BENCH_FILTER:-}" ]; then filter=(--filter "$BENCH_FILTER"); fi
 shard=()  # BENCH_SHARD=K/N: this job's shard of .github/gate-shards.json (pr-gate.yml's matrix)
 if [ -n "${BENCH_SHARD:-}" ]; then shard=(--shard "$BENCH_SHARD" --shard-plan .github/gate-shards.json); fi
 if [ "${1-}" = "--" ]; then shift; fi  # `cargo make TASK -- ARGS` hands the -- on
 # the rest are extra gate flags, e.g. cargo make gate-ci -- --suite python
 # --idle-sudo: idle CPUs poll while the gate measures, where the runner's sudo allows (idle.py)
-"${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out" --idle-sudo "${suites[@]}" "${filter[@]}" "${shard[@]}" "$@"
+"${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out" --idle-sudo "${suites[@]}" "${shard[@]}" "$@"
 rc=$?
 [ -f "$out/gate.md" ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ] && cat "$out/gate.md" >> "$GITHUB_STEP_SUMMARY"
 # The PR number as the event gave it (pr-comment.yml still finds the PR from its own event).

@@ -179,3 +179,13 @@ def test_the_default_and_this_repositorys_globs_are_valid():
     assert config.parse({"bench": {"suites": minimal}}, "t").skip_paths
     ours = config.load(Path(__file__).resolve().parents[2] / config.CONFIG_NAME).skip_paths
     assert set(skip.DEFAULT) <= set(ours)
+
+
+def test_a_bad_bench_filter_in_the_environment_is_exit_2_naming_it(repo, monkeypatch):
+    # BENCH_FILTER is the gate's --filter when no --filter is given (CI's jobs set it)
+    monkeypatch.setenv("BENCH_FILTER", "sleep/(gather")
+    code, text, out = gate(repo, "main")
+    assert code == 2 and "BENCH_FILTER: expected a regular expression" in text, text
+    assert "Traceback" not in text and not out.exists()
+    code, text, _ = gate(repo, "main", "--filter", "[x")  # --filter wins, and is named
+    assert code == 2 and "--filter: expected a regular expression" in text, text

@@ -49,7 +49,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--suite", action="append", help="suite to run (repeatable; default [gate].suites)"
     )
-    p.add_argument("--filter", help="regular expression on benchmark names (also BENCH_FILTER)")
+    p.add_argument(
+        "--filter",
+        help="regular expression on benchmark names, on top of a suite's own "
+        "(default: $BENCH_FILTER)",
+    )
     p.add_argument(
         "--shard",
         help="K/N: measure shard K of N only (at alpha / N), as --shard-plan deals the benchmarks; "
@@ -85,11 +89,15 @@ def run(args: argparse.Namespace) -> int:
         cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
     if args.rounds is not None and args.rounds < 3:
         raise BadInput("--rounds", None, "at least 3 rounds", args.rounds)
-    if args.filter:
+    # --filter, else the job's BENCH_FILTER: the gate applies it on top of a suite's own filter,
+    # which would replace an inherited BENCH_FILTER in that suite's harness
+    name_filter = args.filter or os.environ.get("BENCH_FILTER", "").strip() or None
+    if name_filter:
+        source = "--filter" if args.filter else "BENCH_FILTER"
         try:
-            re.compile(args.filter)
+            re.compile(name_filter)
         except re.error as e:
-            raise BadInput("--filter", None, f"a regular expression ({e})", args.filter) from None
+            raise BadInput(source, None, f"a regular expression ({e})", name_filter) from None
     shard, only = _shard(args)
     if shard is not None:  # each shard at alpha / N: the PR's false fails stay within alpha
         cfg = config.GateConfig(**{**cfg.__dict__, "alpha": cfg.alpha / shard["of"]})
@@ -135,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             sides = (made[0], made[1])
             pins = toolchain_pins(sides[1].path)
             plan = RoundPlan(
-                suites, sides, looks, pins, args.filter, only=only, cpus=cpus, budget=budget
+                suites, sides, looks, pins, name_filter, only=only, cpus=cpus, budget=budget
             )
             outcome, data, second = stages.screen_then_confirm(cfg, plan, logs, say, failures)
             runs = diagnose.measure_all(outcome, data, suites, sides, pins, cpus, logs, say)
