@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 
 import pytest
 
@@ -20,3 +21,58 @@ def _no_xdist_worker_in_children() -> None:
     # active") and a suite measured under a test reads no benchmarks at all.
     for name in [n for n in os.environ if n.startswith("PYTEST_XDIST_")]:
         del os.environ[name]
+
+
+# --- CPU seconds by test file -----------------------------------------------------------------
+# Wall-time durations swell with whatever else the machine runs; the CPU time a file costs (its
+# tests' own and that of every process they started and waited for) does not, so the summary
+# says which files to make cheaper. Each phase's cost rides on the test's reports (xdist sends
+# them to the controller); the teardown report carries all three phases.
+
+_CPU_BY_FILE: dict[str, float] = {}
+
+
+def _cpu_seconds() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _phase_cpu(item: pytest.Item):
+    before = _cpu_seconds()
+    try:
+        return (yield)
+    finally:
+        item.user_properties.append(("cpu_seconds", _cpu_seconds() - before))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    return (yield from _phase_cpu(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    return (yield from _phase_cpu(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    return (yield from _phase_cpu(item))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "teardown":
+        spent = sum(v for k, v in report.user_properties if k == "cpu_seconds")
+        path = report.nodeid.split("::", 1)[0]
+        _CPU_BY_FILE[path] = _CPU_BY_FILE.get(path, 0.0) + spent
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not _CPU_BY_FILE:
+        return
+    ranked = sorted(_CPU_BY_FILE.items(), key=lambda kv: -kv[1])
+    total = sum(_CPU_BY_FILE.values())
+    terminalreporter.section(f"CPU seconds by file ({total:.0f} s in all; the 15 costliest)")
+    for path, spent in ranked[:15]:
+        terminalreporter.write_line(f"{spent:8.1f}s  {path}")

@@ -398,13 +398,15 @@ def test_seconds_budget_stops_adding_pairs(tmp_path: Path) -> None:
 def test_seconds_per_benchmark_take_the_longest_matching_glob(tmp_path: Path) -> None:
     names = ["t/quiet", "t/spread/a", "t/z"]
     workers = pair_of(tmp_path, [bench(n) for n in names], [bench(n) for n in names])
-    by = (("t/*", 0.05), ("t/spread/*", 0.6))  # t/spread/a: both match, the longer wins
-    plan = lockstep.Plan(pairs=1000, seconds=5.0, step=0.01, seconds_by=by)
-    assert [plan.seconds_for(n) for n in names] == [0.05, 0.6, 0.05]
+    by = (("t/*", 0.0), ("t/spread/*", 60.0))  # t/spread/a: both match, the longer wins
+    plan = lockstep.Plan(pairs=8, seconds=5.0, step=0.01, seconds_by=by)
+    assert [plan.seconds_for(n) for n in names] == [0.0, 60.0, 0.0]
     assert plan.seconds_for("other/x") == 5.0
     out = lockstep.measure(workers, plan, flip=False, timeout=HANG)
+    # No budget: the minimum of pairs, exactly. A minute: every pair the plan allows (8 pairs of
+    # 10 ms steps; a minute would be spent only on a machine ~100x slower than a loaded VM).
     n = {b.name: len(b.samples["base"]) for b in out.benchmarks}
-    assert n["t/quiet"] < n["t/spread/a"] and n["t/z"] < n["t/spread/a"]
+    assert n == {"t/quiet": plan.min_pairs, "t/spread/a": 8, "t/z": plan.min_pairs}
 
 
 def test_a_head_doing_twice_the_work_measures_about_twice_as_slow(tmp_path: Path) -> None:

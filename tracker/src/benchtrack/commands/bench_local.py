@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,13 +36,13 @@ from benchtrack.commands.ingest import add_metadata_arguments
 from benchtrack.compare import SuiteComparison, compare_documents
 from benchtrack.dashboard import read, site
 from benchtrack.errors import EXIT_OK, EXIT_REGRESSION, BadInput, BenchtrackError
+from benchtrack.gate import suite_run
 from benchtrack.history import new_entries, open_store
 from benchtrack.history.archive import describe
 from benchtrack.history.companion import as_companion
 from benchtrack.history.retention import load as load_retention
 from benchtrack.ingest import ingest, names_own_suite
-from benchtrack.machine import processes
-from benchtrack.machine.cpuset import CpuSet, pinned
+from benchtrack.machine.cpuset import CpuSet
 from benchtrack.machine.runner import detect_commit, detect_runner, now_utc, parse_cpus
 from benchtrack.report.terminal import console
 from benchtrack.result import BenchError, Commit, ResultDocument, Runner
@@ -216,13 +214,10 @@ def _measure(
 ) -> ResultDocument:
     """Run one suite and ingest what it wrote; a failure becomes the document's `errors`."""
     suite = spec.name
-    raw = spec.fresh_raw(Path())
     log = LOGS / runner.key / f"{suite}.log"
     command = args.raw_command.format(suite=suite) if args.raw_command else spec.command
     if spec.build and not args.raw_command:
         command = f"{spec.build} && {command}"  # built first, into the same log
-    # bash -c, as the gate runs the same command (gate/suite_run.py)
-    command = pinned(cpus.taskset if cpus else None, ["bash", "-c", command])
     env = dict(os.environ)
     env.pop("BENCH_FILTER", None)
     env.update(spec.env)
@@ -231,10 +226,12 @@ def _measure(
     env["BENCHTRACK"] = f"{sys.executable} -m benchtrack"
     if args.filter:
         env["BENCH_FILTER"] = args.filter
-    rc, seconds = _run_with_progress(command, env, log, f"{suite} on {runner.key}", out)
+    taskset = cpus.taskset if cpus else None
+    ran = _run_with_progress(spec, command, env, taskset, log, f"{suite} on {runner.key}", out)
+    raw, seconds = ran.raw, ran.seconds
     failure = None
-    if rc != 0:
-        failure = f"`{shlex.join(command)}` exited {rc} after {seconds:.0f}s; log: {log}"
+    if ran.code != 0:
+        failure = f"`{command}` exited {ran.code} after {seconds:.0f}s; log: {log}"
     try:
         own = names_own_suite(spec.adapter)
         doc = ingest(spec.adapter, raw, commit, runner, now_utc(), None if own else suite)
@@ -263,33 +260,20 @@ def _failed(suite: str, runner: Runner, commit: Commit, message: str, source) ->
 
 
 def _run_with_progress(
-    command: list[str], env: dict[str, str], log: Path, what: str, out
-) -> tuple[int, float]:
-    """Run `command` with its output in `log`; on a terminal, a spinner shows the elapsed time
-    and the log's last line. Returns (exit code, seconds)."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    start = time.monotonic()
-    with log.open("wb") as sink:
-        try:  # its own process group: Ctrl-C stops the harness and all it started
-            proc = processes.start(command, env=env, out=sink)
-        except FileNotFoundError:
-            sink.write(f"not found: {command[0]}\n".encode())
-            return 127, 0.0
-        if not out.is_terminal:
-            out.print(f"{what}: running {shlex.join(command)} (log: {log})", markup=False)
-            code = processes.finish(proc)  # no timeout: it ends with its exit code
-            return (1 if code is None else code), time.monotonic() - start
-        with out.status(f"{what}: starting") as status:
-            try:
-                while proc.poll() is None:
-                    elapsed = time.monotonic() - start
-                    tail = _last_line(log)
-                    status.update(f"[bold]{what}[/] {elapsed:5.0f}s  [dim]{_escape(tail)}[/]")
-                    time.sleep(0.5)
-            except BaseException:
-                processes.stop_group(proc)
-                raise
-    return proc.returncode, time.monotonic() - start
+    spec: Suite, command: str, env: dict[str, str], cpus: str | None, log: Path, what: str, out
+) -> suite_run.Ran:
+    """The suite run as the gate runs it (gate/suite_run.run); on a terminal, a spinner shows
+    the elapsed time and the log's last line."""
+    if not out.is_terminal:
+        out.print(f"{what}: running {command} (log: {log})", markup=False)
+        return suite_run.run(spec, Path(), env, cpus, log, command=command)
+    with out.status(f"{what}: starting") as status:
+
+        def tick(elapsed: float) -> None:
+            tail = _escape(_last_line(log))
+            status.update(f"[bold]{what}[/] {elapsed:5.0f}s  [dim]{tail}[/]")
+
+        return suite_run.run(spec, Path(), env, cpus, log, command=command, progress=tick)
 
 
 def _last_line(path: Path, width: int = 70) -> str:

@@ -1,7 +1,8 @@
 """One run of a suite in one checkout: its environment, its build, its raw output parsed.
 
-What every round repeats per side (gate/rounds.py); a lockstep suite's step workers get the same
-environment (gate/lockstep_round.py).
+`run` is the one way a suite's command is run, by every round of the gate (gate/rounds.py) and by
+bench-local (commands/bench_local.py); a lockstep suite's step workers get the same environment
+(gate/lockstep_round.py).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import shutil
 import string
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,6 +82,31 @@ def parse_raw(suite: Suite, raw: Path):
     return ingest.parse(suite.adapter, raw, None if own else suite.name)
 
 
+@dataclass(frozen=True)
+class Ran:
+    """One run of a suite's command: its exit code, its output's tail, its seconds, and where
+    its raw output is (not there when the harness wrote none)."""
+
+    code: int
+    tail: str
+    seconds: float
+    raw: Path
+
+
+def run(
+    suite: Suite, cwd: Path, env: dict[str, str], cpus: str | None, log: Path, command=None, **wait
+) -> Ran:
+    """Run a suite once, the one way the gate's rounds and bench-local both do: its raw output
+    cleared first (a stale file must not pass for this run's), `command` (default the suite's)
+    under bash on CPU list `cpus`, in a process group of its own, its output to `log`. `wait`:
+    processes.shell's `timeout` (none by default), `freezer` and `progress`."""
+    raw = suite.fresh_raw(cwd)
+    start = time.monotonic()
+    line = pinned_shell(cpus, command or suite.command)
+    code, tail = shell(line, cwd, env, wait.pop("timeout", None), log, **wait)
+    return Ran(code, tail, time.monotonic() - start, raw)
+
+
 def run_once(
     suite: Suite,
     co: Checkout,
@@ -89,13 +116,12 @@ def run_once(
     freezer: Freezer | None = None,
 ) -> tuple[list, list]:
     """One short measurement of `suite` in checkout `co`: (benchmarks, errors) of its raw output."""
-    raw = suite.fresh_raw(co.path)
-    command = pinned_shell(cpus, suite.command)
-    code, tail = shell(command, co.path, env, suite.timeout, log, freezer)
-    if not raw.exists():
+    ran = run(suite, co.path, env, cpus, log, timeout=suite.timeout, freezer=freezer)
+    code, tail = ran.code, ran.tail
+    if not ran.raw.exists():
         raise SuiteFailed(SuiteFailure(co.side, suite.name, "run", tail, log))
     try:
-        parsed = parse_raw(suite, raw)
+        parsed = parse_raw(suite, ran.raw)
     except BadInput as e:
         raise SuiteFailed(SuiteFailure(co.side, suite.name, "run", f"{tail}\n{e}", log)) from None
     if code != 0 and not parsed.errors and not parsed.benchmarks:

@@ -11,10 +11,12 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 TAIL_LINES = 30
+PROGRESS_SECONDS = 0.5
 
 
 def start(argv: list[str], *, env: dict[str, str], out, cwd: Path | None = None, freezer=None):
@@ -44,27 +46,50 @@ def shell(
     command: str,
     cwd: Path,
     env: dict[str, str],
-    timeout: float,
+    timeout: float | None,
     log: Path,
     freezer: Freezer | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> tuple[int, str]:
     """Run `command` under bash; its output goes to `log`. Returns (exit code, output tail);
-    a timeout is exit 124. With a `freezer`, the command pauses while the freezer is paused."""
+    a timeout is exit 124. With a `freezer`, the command pauses while the freezer is paused;
+    `progress(seconds so far)` is called twice a second while it runs (bench-local's spinner)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w", encoding="utf-8", errors="replace") as out:
         out.write(f"$ {command}\n(cwd {cwd})\n")
         out.flush()
         proc = start(["bash", "-c", command], env=env, out=out, cwd=cwd, freezer=freezer)
         try:
-            code = finish(proc, timeout)
+            code = _wait(proc, timeout, progress)
         finally:
             if freezer:
                 freezer.forget(proc)
         if code is None:
-            out.write(f"\nbenchtrack gate: timed out after {timeout:g} s\n")
+            out.write(f"\nbenchtrack: timed out after {timeout:g} s\n")
             code = 124
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     return code, "\n".join(lines[-TAIL_LINES:])
+
+
+def _wait(
+    proc: subprocess.Popen, timeout: float | None, progress: Callable[[float], None] | None
+) -> int | None:
+    """`finish`, calling `progress` between short waits."""
+    if progress is None:
+        return finish(proc, timeout)
+    start_at = time.monotonic()
+    try:
+        while True:
+            elapsed = time.monotonic() - start_at
+            if timeout is not None and elapsed >= timeout:
+                stop_group(proc)
+                return None
+            progress(elapsed)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                return proc.wait(timeout=PROGRESS_SECONDS)
+    except BaseException:
+        stop_group(proc)
+        raise
 
 
 def stop_group(proc: subprocess.Popen) -> None:
