@@ -30,6 +30,7 @@ def _no_xdist_worker_in_children() -> None:
 # them to the controller); the teardown report carries all three phases.
 
 _CPU_BY_FILE: dict[str, float] = {}
+_SPAN_BY_FILE: dict[str, list[float]] = {}  # first start, last stop (epoch seconds)
 
 
 def _cpu_seconds() -> float:
@@ -66,6 +67,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         spent = sum(v for k, v in report.user_properties if k == "cpu_seconds")
         path = report.nodeid.split("::", 1)[0]
         _CPU_BY_FILE[path] = _CPU_BY_FILE.get(path, 0.0) + spent
+    span = _SPAN_BY_FILE.setdefault(report.nodeid.split("::", 1)[0], [report.start, report.stop])
+    span[0], span[1] = min(span[0], report.start), max(span[1], report.stop)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
@@ -73,6 +76,17 @@ def pytest_terminal_summary(terminalreporter) -> None:
         return
     ranked = sorted(_CPU_BY_FILE.items(), key=lambda kv: -kv[1])
     total = sum(_CPU_BY_FILE.values())
-    terminalreporter.section(f"CPU seconds by file ({total:.0f} s in all; the 15 costliest)")
-    for path, spent in ranked[:15]:
-        terminalreporter.write_line(f"{spent:8.1f}s  {path}")
+    terminalreporter.section(
+        f"CPU seconds by file ({total:.0f} s in all; the 15 costliest, the last to end)"
+    )
+    first = min(start for start, _ in _SPAN_BY_FILE.values())
+    terminalreporter.write_line(
+        "     CPU   from     to  file (wall seconds from the first test's start)"
+    )
+    last = sorted(_SPAN_BY_FILE, key=lambda path: -_SPAN_BY_FILE[path][1])[:5]
+    shown = [path for path, _ in ranked[:15]] + [p for p in last if p not in dict(ranked[:15])]
+    for path in shown:  # the costliest, then those of the last five to end not among them
+        start, stop = _SPAN_BY_FILE[path]
+        terminalreporter.write_line(
+            f"{_CPU_BY_FILE[path]:7.1f}s {start - first:6.0f} {stop - first:6.0f}  {path}"
+        )
