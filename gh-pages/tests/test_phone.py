@@ -10,27 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dashboard_fixture import PHONE, Simulated, Watched, context_options
+from dashboard_fixture import NAME_UNDER_FIGURE, PHONE, VIEWS, Simulated, Watched, context_options
 
 SCREEN = PHONE["viewport"]["height"]
-HEADER_MAX = 120  # px: the header's height on every view (it was 290 before the phone layout)
-
-VIEWS = (
-    ("view=overview", ".mini.drawn"),
-    ("view=bench&b=python%2Ffileio_cpu%2Fsequential", "#chart canvas"),
-    ("view=scaling", ".mini.scal.drawn"),
-    ("view=compare", "#compare-table tr[data-bench]"),
-    ("view=regressions", "#changes-table tr[data-series]"),
-)
-
-# a Regressions card whose name's text boxes meet its change figure's box (as perf_phone.py)
-OVERLAPS = """() => [...document.querySelectorAll('#changes-table tbody tr')].filter((tr) => {
-  const f = tr.querySelector('td.chg').getBoundingClientRect();
-  const range = document.createRange();
-  range.selectNodeContents(tr.querySelector('th[scope="row"]'));
-  return [...range.getClientRects()].some((r) => r.width > 0
-    && r.left < f.right && f.left < r.right && r.top < f.bottom && f.top < r.bottom);
-}).map((tr) => tr.dataset.series)"""
+HEADER_MAX = 120  # px: the header's height on every view, a seventh of the screen
 
 
 @pytest.fixture(scope="module")
@@ -47,33 +30,38 @@ def phone(browser: object):
     context.close()
 
 
-def url(site: Path, fragment: str) -> str:
-    return f"{(site / 'index.html').as_uri()}#{fragment}"
+def show(phone: Watched, sim: Simulated, fragment: str, ready: str):
+    """The page at that view of the site, once `ready` (a selector or a condition) holds."""
+    p = phone.page
+    p.goto("about:blank")
+    p.goto(f"{(sim.site / 'index.html').as_uri()}#{fragment}")
+    if ready.startswith("window."):
+        p.wait_for_function(ready)
+    else:
+        p.wait_for_selector(ready)
+    return p
 
 
-def test_no_view_scrolls_sideways_and_the_header_is_compact(
+def test_no_view_scrolls_sideways_the_header_is_compact_names_clear_figures(
     sim: Simulated, phone: Watched, shots: Path
 ) -> None:
-    p = phone.page
     for fragment, ready in VIEWS:
-        p.goto("about:blank")
-        p.goto(url(sim.site, fragment))
-        p.wait_for_selector(ready)
+        p = show(phone, sim, fragment, ready)
         width = p.evaluate(
             "[document.scrollingElement.scrollWidth, document.scrollingElement.clientWidth]"
         )
         assert width[0] <= width[1], (fragment, width)
         header = p.locator("header.top").bounding_box()["height"]
         assert header <= HEADER_MAX, (fragment, header)
+        if fragment == "view=regressions":  # each card's name clear of its change figure
+            assert p.evaluate(NAME_UNDER_FIGURE) == []
         p.screenshot(path=str(shots / f"phone-390-{fragment.split('=')[1].split('&')[0]}.png"))
 
 
 def test_benchmark_view_chart_on_the_first_screen_and_its_verdict_inside(
     sim: Simulated, phone: Watched
 ) -> None:
-    p = phone.page
-    p.goto(url(sim.site, VIEWS[1][0]))
-    p.wait_for_function("window.benchtrack.main !== null")
+    p = show(phone, sim, VIEWS[1][0], "window.benchtrack.main !== null")
     assert (
         p.evaluate("document.getElementById('chart').getBoundingClientRect().top + scrollY")
         < SCREEN
@@ -87,19 +75,10 @@ def test_benchmark_view_chart_on_the_first_screen_and_its_verdict_inside(
     assert p.evaluate(label) == '"Change vs expected: "'
 
 
-def test_regressions_cards_keep_names_clear_of_the_figure(sim: Simulated, phone: Watched) -> None:
-    p = phone.page
-    p.goto(url(sim.site, "view=regressions&show=all"))
-    p.wait_for_selector("#changes-table tr[data-series]")
-    assert p.evaluate(OVERLAPS) == []
-
-
 def test_overview_groups_fold_to_a_line_and_the_search_behind_a_button(
     sim: Simulated, phone: Watched
 ) -> None:
-    p = phone.page
-    p.goto(url(sim.site, "view=overview"))
-    p.wait_for_selector(".mini.drawn")
+    p = show(phone, sim, *VIEWS[0])
     groups = p.locator("details.group")
     assert groups.count() >= 10
     assert p.locator("details.group[open]").count() == 1  # the first
