@@ -285,6 +285,27 @@ PHONE = {
 }
 
 
+# Every view, the site of simulations("counted") open at it, and what shows it is drawn.
+VIEWS = (
+    ("view=overview", ".mini.drawn"),
+    ("view=bench&b=python%2Ffileio_cpu%2Fsequential", "#chart canvas"),
+    ("view=scaling", ".mini.scal.drawn"),
+    ("view=compare", "#compare-table tr[data-bench]"),
+    ("view=regressions", "#changes-table tr[data-series]"),
+)
+
+# The Regressions cards whose name's text boxes meet their change figure's box (on a phone the
+# figure sits beside the name): their series.
+NAME_UNDER_FIGURE = """() => [...document.querySelectorAll('#changes-table tbody tr')]
+.filter((tr) => {
+  const f = tr.querySelector('td.chg').getBoundingClientRect();
+  const range = document.createRange();
+  range.selectNodeContents(tr.querySelector('th[scope="row"]'));
+  return [...range.getClientRects()].some((r) => r.width > 0
+    && r.left < f.right && f.left < r.right && r.top < f.bottom && f.top < r.bottom);
+}).map((tr) => tr.dataset.series)"""
+
+
 def context_options(**over: object) -> dict[str, object]:
     """Browser contexts bypass the page's Content-Security-Policy: Playwright's waits evaluate
     strings, which the CSP forbids, and the XSS test must prove that data is rendered as text

@@ -11,7 +11,15 @@ from urllib.parse import unquote, urlparse
 
 import orjson
 import pytest
-from dashboard_fixture import PHONE, Simulated, Watched, context_options, run_cli, run_site
+from dashboard_fixture import (
+    PHONE,
+    VIEWS,
+    Simulated,
+    Watched,
+    context_options,
+    run_cli,
+    run_site,
+)
 
 from benchtrack.lab.simulate import CPU_CHANGE_SIZE, LABEL, NEW_MACHINE
 
@@ -61,15 +69,6 @@ def test_scaling_never_stays_blank(sim: Simulated, desk: Watched) -> None:
             p.evaluate(f"document.querySelectorAll('section.suite h3')[{k}].scrollIntoView()")
             p.wait_for_function(ALL_DRAWN_IN_VIEW, timeout=5000)
     assert p.locator(".mini.scal.failed").count() == 0
-
-
-VIEWS = (
-    ("view=overview", ".mini.drawn"),
-    ("view=bench&b=python%2Ffileio_cpu%2Fsequential", "#chart canvas"),
-    ("view=scaling", ".mini.scal.drawn"),
-    ("view=compare", "#compare-table tr[data-bench]"),
-    ("view=regressions", "#changes-table tr[data-series]"),
-)
 
 
 def test_nothing_overflows_a_400px_phone(sim: Simulated, browser: object, shots: Path) -> None:

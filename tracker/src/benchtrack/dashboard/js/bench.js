@@ -6,9 +6,9 @@
   const { AXIS_FONT, BENCH, CHANGES, FIRST_RUN, IDX, NO_HOVER, RUNNER_BY_KEY, SERIES, axisValues,
     changeMarkers, commitUrl, dateText, drawBands, drawLevels, drawMachines, drawMarkers, el, fmt,
     hashFor, hideTooltip, isRegression, live, loadGroup, machineText, main, miniChart, nCommits,
-    observe, onScreen, pct, plural, render, runnerMachine, runnerName, runnerSwatch, saveState,
-    say, seriesFor, seriesJudge, seriesLabel, seriesOfBench, short, state, tooltip, trim, utc,
-    xSpan, yRange } = app;
+    nameNodes, observe, onScreen, pct, plural, render, runnerMachine, runnerName, runnerSwatch,
+    saveState, say, seriesFor, seriesJudge, seriesLabel, seriesOfBench, short, state, tooltip, trim,
+    utc, xSpan, yRange } = app;
 
   function judgedText(j) {
     // a run against its expected range, in words
@@ -42,7 +42,7 @@
     const keys = state.only && bench.runners.includes(state.only) ? [state.only] : state.runners.filter((k) => bench.runners.includes(k));
     const head = el('div', { class: 'bench-head' },
       el('p', { class: 'crumbs' }, el('a', { href: hashFor({ view: 'overview', from: null, to: null }), text: '← Overview' }), ' / ', bench.suite, ' / ', bench.group.name),
-      el('h2', { text: bench.name }),
+      el('h2', null, ...nameNodes(bench.name)),  // wraps at "/" on a phone
       el('p', { class: 'unit', text: bench.unit + (bench.dir === 'smaller' ? ' — lower is better' : ' — higher is better') }),
       nCommits() === 1 ? el('p', { class: 'notice info', id: 'first-run', text: FIRST_RUN }) : null,
       state.only ? el('p', { class: 'notice info', id: 'only' }, `Showing ${runnerName(state.only)} only. `,
@@ -89,11 +89,12 @@
       const j = n > 1 ? seriesJudge(bench, k, s.i[n - 1]) : null;
       const t = judgedText(j);
       const m = runnerMachine(k, s.i[n - 1]);
-      tbody.append(el('tr', { 'data-runner': k }, el('th', { scope: 'row' }, runnerSwatch(k), ' ', k), el('td', { text: RUNNER_BY_KEY.get(k).cpus ?? '—' }),
-        el('td', { class: 'machine', text: m ? m[1] : '—', title: machineText(m) }),
-        el('td', null, el('code', { text: short(IDX.commits.id[s.i[n - 1]]) })),
-        el('td', { text: fmt(s.v[n - 1], 4) + (isNaN(s.r[n - 1]) ? '' : ' ± ' + fmt(s.r[n - 1], 3)) + ' ' + bench.unit }),
-        el('td', { class: 'chg' + (j && j.kind ? ' ' + j.kind : ''), 'data-judged': j ? (j.kind || (j.judged ? 'inside' : 'unjudged')) : null },
+      // data-label: a phone shows each row as a card, every cell labelled (style.css)
+      tbody.append(el('tr', { 'data-runner': k }, el('th', { scope: 'row' }, runnerSwatch(k), ' ', k), el('td', { class: 'cpus', 'data-label': 'vCPUs', text: RUNNER_BY_KEY.get(k).cpus ?? '—' }),
+        el('td', { class: 'machine', 'data-label': 'Machine', text: m ? m[1] : '—', title: machineText(m) }),
+        el('td', { class: 'commit', 'data-label': 'Commit' }, el('code', { text: short(IDX.commits.id[s.i[n - 1]]) })),
+        el('td', { class: 'value', 'data-label': 'Value', text: fmt(s.v[n - 1], 4) + (isNaN(s.r[n - 1]) ? '' : ' ± ' + fmt(s.r[n - 1], 3)) + ' ' + bench.unit }),
+        el('td', { class: 'chg' + (j && j.kind ? ' ' + j.kind : ''), 'data-label': 'Change vs expected', 'data-judged': j ? (j.kind || (j.judged ? 'inside' : 'unjudged')) : null },
           n > 1 ? t.text : 'first run', j ? el('span', { class: 'why', text: ' · ' + t.note }) : null)));
     }
     const ms = changeMarkers(bench.name, sd);

@@ -44,6 +44,20 @@
     }
   }
 
+  // On a phone the search and the runner sizes fold behind the header's "Filter" button (the
+  // style sheet shows them always on a wider screen); the button says when a filter is on.
+  const top = document.querySelector('header.top');
+  const toggle = document.getElementById('filter-toggle');
+  function openFilters(on) {
+    top.classList.toggle('open', on);
+    toggle.setAttribute('aria-expanded', String(on));
+  }
+  function filterMark() {
+    const on = [state.q ? `name “${state.q}”` : '', state.runners.length < RUNNERS.length ? `${state.runners.length} of ${RUNNERS.length} runner sizes` : ''].filter(Boolean);
+    toggle.replaceChildren('Filter', ...(on.length ? [el('span', { class: 'filter-on', title: on.join(', '), text: 'on' }),
+      el('span', { class: 'sr-only', text: ': ' + on.join(', ') })] : []));
+  }
+
   function renderView() {
     onScreen.token++;
     readHash();
@@ -56,6 +70,7 @@
     const search = document.getElementById('search');
     if (document.activeElement !== search) search.value = state.q;
     for (const cb of document.querySelectorAll('#runners input')) cb.checked = state.runners.includes(cb.value);
+    filterMark();
     document.title = (state.view === 'bench' ? state.bench + ' · ' : state.view !== 'overview' ? state.view + ' · ' : '') + 'benchtrack';
     main.dataset.view = state.view;
     if (state.view === 'bench') renderBench();
@@ -76,6 +91,7 @@
     }
     readHash();
     renderHeader();
+    toggle.addEventListener('click', () => openFilters(!top.classList.contains('open')));
     let timer = null;
     document.getElementById('search').addEventListener('input', (e) => {
       clearTimeout(timer);
@@ -91,6 +107,7 @@
       const t = e.target;
       if (t instanceof HTMLInputElement || t instanceof HTMLSelectElement || t instanceof HTMLTextAreaElement) return;
       e.preventDefault();
+      openFilters(true);
       document.getElementById('search').focus();
     });
     // Back to a view restores where it was scrolled to (charts keep their size while undrawn).

@@ -49,6 +49,7 @@
     const hosts = [];
     let shown = 0;
     const ci = nCommits() - 1;
+    let groupsShown = 0;
     for (const s of IDX.suites) {
       const sec = el('section', { class: 'suite', 'aria-labelledby': 'suite-' + s.name });
       sec.append(el('h2', { id: 'suite-' + s.name, text: s.name }));
@@ -56,6 +57,7 @@
       for (const g of s.groups) {
         const grid = el('div', { class: 'grid' });
         let n = 0;
+        const changed = { worse: 0, better: 0 };
         for (const b of g.benches) {
           if (listedWith(b) || !matches(b, state.q)) continue;
           n++;
@@ -66,12 +68,11 @@
               el('span', { class: 'card-unit', text: b.unit + (b.dir === 'smaller' ? ' · lower is better' : '') })),
             host, chips(b, ci), companionLine(b));
           grid.append(link);
+          for (const kind of ['worse', 'better']) if (link.querySelector('.last .chg.' + kind)) changed[kind]++;
         }
         if (!n) continue;
         suiteShown += n;
-        sec.append(el('section', { class: 'group', 'aria-labelledby': 'g-' + g.key },
-          el('h3', { id: 'g-' + g.key }, el('span', { text: g.name || '(no group)' }), el('span', { class: 'count', text: n + (n === 1 ? ' benchmark' : ' benchmarks') })),
-          grid));
+        sec.append(groupSection(g, n, changed, grid, !groupsShown++));
       }
       if (suiteShown) { frag.append(sec); shown += suiteShown; }
     }
@@ -96,6 +97,23 @@
       el('div', { class: 'bar' }, summary, el('div', { class: 'bar-tools' }, span, rel)), frag);
     if (!shown) main.append(el('p', { class: 'notice', text: 'No benchmark matches the filter.' }));
     observe(hosts, miniChart);
+  }
+
+  // A group is a <details>, open on a wide screen. On a phone (the 640 px of style.css) only the
+  // first group is open (every group while the name filter is on); the others are their summary
+  // line (name, count, how many changed at the latest run) until tapped. A group opened or closed
+  // by hand stays so until the page is reloaded.
+  const PHONE = window.matchMedia('(max-width: 640px)');
+  const toggled = new Map();  // group key -> open
+  function groupSection(g, n, changed, grid, first) {
+    const open = toggled.has(g.key) ? toggled.get(g.key) : !PHONE.matches || first || !!state.q;
+    const box = el('details', { class: 'group', 'data-group': g.key, open },
+      el('summary', { onclick: () => toggled.set(g.key, !box.open) },
+        el('h3', { id: 'g-' + g.key }, el('span', { text: g.name || '(no group)' }),
+          el('span', { class: 'count', text: n + (n === 1 ? ' benchmark' : ' benchmarks') }),
+          ...['worse', 'better'].map((kind) => (changed[kind] ? el('span', { class: 'chg ' + kind, title: `${changed[kind]} of its benchmarks ${kind} at the latest run`, text: `${changed[kind]} ${kind}` }) : null)))),
+      grid);
+    return box;
   }
 
   function companionLine(b) {
