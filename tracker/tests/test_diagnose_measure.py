@@ -116,6 +116,9 @@ ABSENT = {
     "waiting": {"parallelism", "syscalls", "memory", "work"},
     "syscalls": {"parallelism", "memory", "waiting"},
     "memory": {"parallelism", "syscalls"},
+    # the lock's hand-offs between threads cost CPU time (wake-ups, the GIL passed on): more
+    # work may be named after the waiting
+    "diag/lock_wait": {"parallelism", "syscalls", "memory"},
 }
 
 
@@ -129,7 +132,7 @@ def test_the_cause_is_named_first(tmp_path, lang, name, kind):
         pytest.skip("Coro is not installed (the Perl suite's; scripts/setup.sh installs it)")
     d = run(lang, name, tmp_path, one_cpu(None))
     assert d.kinds and d.kinds[0] == kind, (d, run.evidence)  # type: ignore[attr-defined]
-    assert not ABSENT[kind] & set(d.kinds), d
+    assert not ABSENT.get(name, ABSENT[kind]) & set(d.kinds), d
     first = d.findings[0].evidence
     if name in NAMES:
         assert first["syscalls"] and first["syscalls"][0]["name"] in NAMES[name], first
