@@ -21,7 +21,8 @@ Why each cannot flip (the floors are classify.py's: a kind explains >= 25% of a 
 - lock_wait: four pool threads sleep 2 ms each, together (~2 ms a call); head holds one lock
   around the sleeps, one after another (~8 ms): +300%, all of it off the CPU; each of the three
   threads that find the lock held blocks on it once more a call (a voluntary switch; the base's
-  threads switch ~2 times a call each: the sleep and the wait for the next job).
+  threads switch ~2 times a call each: the sleep and the wait for the next job); more work may
+  follow it (the hand-offs' wake-ups and GIL passes are CPU time), the count-resting kinds not.
 - stat (Perl): head checks 200 times a call that a file which is not there exists (a stat each,
   ~1 µs in the kernel, a few perl ops beside it) after a ~0.1 ms loop: 200 more stats a call,
   counted exactly; their kernel time is most of the loss, the perl ops' user time the rest.
