@@ -1,17 +1,28 @@
-"""The gate's diagnosis on the self-test's slowdowns: does it name the kind each one declares?
+"""The gate's diagnosis on a patches file's slowdowns: does it name the kind each one declares?
 
-    uv run --frozen python tracker/bench/diagnose_selftest.py [--kind wait|work|all] [--out FILE]
+    uv run --frozen python tracker/bench/diagnose_selftest.py [--patches FILE]
+        [--kind wait|work|all] [--out FILE] [--build-only]
+    uv run --frozen python tracker/bench/diagnose_selftest.py --reclassify REPORT [--out FILE]
 
-Clones HEAD twice under target/diagnose-selftest/ (`base` as it is, `head` with the chosen patches
-of [gate.selftest] committed, as `gate-selftest` makes its PR), builds the lockstep suites that step
-the slowed benchmarks on both sides (build caches kept there across runs), and for each slowed
-benchmark with a `diagnosis` in the patches file runs the gate's diagnosis exactly as the gate does
-after a verdict (gate/diagnose/run.py's launches, measure.py, classify.py) and prints the kind it
-names first beside the declared one, its line and its seconds; the JSON report (each benchmark's
-line, evidence and seconds, the machine's CPUs and load average) goes to --out (default
-target/diagnose-selftest/report.json). Not a gate run: no rounds, no verdict, so each diagnosis is
-of a slowdown the self-test knows is there. Exit 0 when it ran (the count of kinds named right is
-the result), 2 on bad input.
+Clones HEAD twice under target/diagnose-selftest/<the patches file's name>/ (`base` as it is,
+`head` with the chosen patches committed, as `gate-selftest` makes its PR), builds the lockstep
+suites that step the slowed benchmarks on both sides (build caches kept there across runs;
+--build-only stops there), and for each slowed benchmark
+with a `diagnosis` in the patches file runs the gate's diagnosis exactly as the gate does after a
+verdict (gate/diagnose/run.py's launches, measure.py, classify.py). The patches file is
+[gate.selftest]'s (tracker/bench/selftest-patches.toml) or --patches (the held-out set,
+tracker/bench/diagnose-heldout.toml), in the format of benchtrack/selftest/patches.py.
+
+For each benchmark it prints and reports (`score`): the kind named first beside the declared one;
+whether one of its `names` (a syscall or function) is named anywhere in the diagnosis; the
+kinds named that the change does not cause (neither the declared one nor its `also`: a false
+kind); its line and the diagnosis's seconds. The JSON report (each benchmark's line, evidence,
+score and seconds, the counts, the machine's CPUs and load average) goes to --out (default
+report.json beside the clones). Not a gate run: no rounds, no verdict, so each diagnosis
+is of a slowdown the patch knows is there. Exit 0 when it ran (the counts are the result), 2 on
+bad input. --reclassify REPORT classifies a report's evidence again with today's classify.py
+and scores it against its patches file as it is now: no run, the same evidence (what a change
+to the rules does to measured runs).
 """
 
 from __future__ import annotations
@@ -22,14 +33,16 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from benchtrack import git
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write
-from benchtrack.gate import config, rounds, worktree
+from benchtrack.gate import config, suite_run, worktree
 from benchtrack.gate.diagnose import classify, measure, run, text
+from benchtrack.gate.diagnose.evidence import Evidence
 from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Row
 from benchtrack.gate.worktree import Checkout
@@ -50,22 +63,58 @@ def stepping(name: str, suites: list[Suite]) -> Suite | None:
     return None
 
 
+def named_names(entry: dict[str, Any]) -> list[str]:
+    """Every syscall and function the diagnosis names, in the line's order."""
+    out: list[str] = []
+    for kind in entry.get("kinds") or []:
+        out += [s["name"] for s in kind.get("syscalls") or []]
+        out += [f["function"] for f in kind.get("functions") or []]
+    return out
+
+
+def score(slow: selftest_patches.Slow, entry: dict[str, Any]) -> dict[str, Any]:
+    """The diagnosis `entry` against what `slow` declares: the kind named first and whether it
+    is the declared one; whether one of `slow.names` is named (None: none declared); the kinds
+    named that the change does not cause (false kinds)."""
+    kinds = [k.get("kind", "") for k in entry.get("kinds") or []]
+    named = kinds[0] if kinds else ""
+    names = named_names(entry)
+    return {
+        "declared": slow.diagnosis,
+        "named": named,
+        "right": named == slow.diagnosis,
+        "names": list(slow.names),
+        "named_names": names,
+        "names_right": any(n in names for n in slow.names) if slow.names else None,
+        "false_kinds": [k for k in kinds if k != slow.diagnosis and k not in slow.also],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--patches", type=Path, help="a patches file (default: [gate.selftest]'s)")
     p.add_argument("--kind", choices=("wait", "work", "all"), default="wait")
     p.add_argument("--out", type=Path)
+    p.add_argument("--build-only", action="store_true", help="build both sides, then stop")
+    p.add_argument("--reclassify", type=Path, help="a report to classify again (no run)")
     args = p.parse_args(argv)
+    if args.reclassify is not None:
+        return reclassify(args.reclassify, args.out)
     root = worktree.repo_root(Path.cwd())
     cfg = config.load(root / config.CONFIG_NAME)
-    if not cfg.selftest_patches:
+    if args.patches is not None:
+        source = args.patches.resolve()
+    elif cfg.selftest_patches:
+        source = root / cfg.selftest_patches
+    else:
         raise BadInput(root / config.CONFIG_NAME, "gate.selftest.patches", "the patches file")
-    by_kind = selftest_patches.load(root / cfg.selftest_patches)
+    by_kind = selftest_patches.load(source)
     chosen = tuple(p for k, ps in by_kind.items() if args.kind in (k, "all") for p in ps)
     slows = [s for p in chosen for s in p.slows if s.diagnosis]
     if not slows:
-        raise BadInput(root / cfg.selftest_patches, "slows", "a slowdown with a `diagnosis`")
+        raise BadInput(source, "slows", "a slowdown with a `diagnosis`")
     suites = cfg.select(None)
-    home = root / "target" / "diagnose-selftest"
+    home = root / "target" / "diagnose-selftest" / source.stem
     logs = home / "logs"
     made = branch.prepare(root, home / "head", patches=chosen)
     branch.discard(home / "base")
@@ -76,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         Checkout("base", "HEAD", made.base, "", home / "base", cache / "base"),
         Checkout("head", branch.BRANCH, made.head, "", made.path, cache / "head"),
     )
-    pins = rounds.toolchain_pins(made.path)
+    pins = suite_run.toolchain_pins(made.path)
     plan: list[tuple[selftest_patches.Slow, Suite | None]] = [
         (s, stepping(s.glob, suites) if not any(c in s.glob for c in "*?[") else None)
         for s in slows
@@ -87,15 +136,17 @@ def main(argv: list[str] | None = None) -> int:
             continue
         for co in sides:
             print(f"build {suite.name} ({co.side})", file=sys.stderr, flush=True)
-            env = rounds.child_env(co, suite, pins, None, False, sides[0].cache)
-            rounds.build(suite, co, env, logs / f"build-{co.side}-{suite.name}.log")
+            env = suite_run.child_env(co, suite, pins, None, False, sides[0].cache)
+            suite_run.build(suite, co, env, logs / f"build-{co.side}-{suite.name}.log")
         built.add(suite.build)
-    report, right = [], 0
+    if args.build_only:
+        return 0
+    report = []
     load_before = os.getloadavg()
     for slow, suite in plan:
         if suite is None:
             entry = {"status": text.NOT_RUN, "reason": "no lockstep suite steps it by that name"}
-            named, seconds = "", 0.0
+            seconds = 0.0
         else:
             row = Row(slow.glob, suite.name, "", "bigger", 0, 0, -slow.loss, -1, 0, "regressed",
                       cfg.threshold, 0)  # fmt: skip
@@ -110,25 +161,66 @@ def main(argv: list[str] | None = None) -> int:
             except measure.Failed as e:
                 entry = {"status": text.FAILED, "reason": str(e)}
             seconds = time.monotonic() - t0
-            kinds = entry.get("kinds") or [{}]
-            named = kinds[0].get("kind", "")
-        right += named == slow.diagnosis
-        line = text.line(entry)
-        print(f"{slow.glob}\tdeclared {slow.diagnosis}\tnamed {named or '—'}\t{seconds:.1f} s\t"
-              f"{line}", flush=True)  # fmt: skip
-        report.append({"benchmark": slow.glob, "declared": slow.diagnosis, "named": named,
-                       "right": named == slow.diagnosis, "seconds": round(seconds, 1),
-                       "line": line, "diagnosis": entry})  # fmt: skip
-    print(f"{right} of {len(plan)} named the declared kind first", flush=True)
+        report.append(scored_entry(slow, entry, seconds))
     out = args.out or home / "report.json"
-    doc = {"base": made.base, "head": made.head, "kind": args.kind, "right": right,
-           "of": len(plan), "seconds": round(sum(b["seconds"] for b in report), 1),
-           "cpus": len(os.sched_getaffinity(0)),
+    doc = {"patches": shown(source, root), "base": made.base, "head": made.head,
+           "kind": args.kind, **counts(report), "cpus": len(os.sched_getaffinity(0)),
            # the machine's load average (1, 5, 15 min) before and after: how busy other work
            # kept its CPUs (lost parallelism costs little where they are all busy)
            "load": {"before": load_before, "after": os.getloadavg()},
            "benchmarks": report}  # fmt: skip
     atomic_write(out, orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    return 0
+
+
+def shown(path: Path, root: Path) -> str:
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
+def scored_entry(slow: selftest_patches.Slow, entry: dict[str, Any], seconds: float):
+    """A benchmark's row of the report (printed as a line too)."""
+    scored = score(slow, entry)
+    line = text.line(entry)
+    print(f"{slow.glob}\tdeclared {slow.diagnosis}\tnamed {scored['named'] or '—'}\t"
+          f"names {scored['names_right']}\tfalse {scored['false_kinds']}\t{seconds:.1f} s\t"
+          f"{line}", flush=True)  # fmt: skip
+    return {"benchmark": slow.glob, **scored, "seconds": round(seconds, 1), "line": line,
+            "diagnosis": entry}  # fmt: skip
+
+
+def counts(report: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report's counts: kinds right first, declared names named, false kinds, seconds."""
+    right = sum(b["right"] for b in report)
+    with_names = [b for b in report if b["names_right"] is not None]
+    names_right = sum(b["names_right"] for b in with_names)
+    false = sum(bool(b["false_kinds"]) for b in report)
+    print(f"{right} of {len(report)} named the declared kind first; {names_right} of "
+          f"{len(with_names)} named a declared syscall or function; {false} named a false kind",
+          flush=True)  # fmt: skip
+    return {"right": right, "of": len(report), "names_right": names_right,
+            "names_of": len(with_names), "false_kinds": false,
+            "seconds": round(sum(b["seconds"] for b in report), 1)}  # fmt: skip
+
+
+def reclassify(report_path: Path, out: Path | None) -> int:
+    """The report's evidence classified again by today's rules, scored against its patches."""
+    root = worktree.repo_root(Path.cwd())
+    doc = orjson.loads(report_path.read_bytes())
+    source = root / doc["patches"]
+    slows = {s.glob: s for ps in selftest_patches.load(source).values() for p in ps
+             for s in p.slows}  # fmt: skip
+    report = []
+    for b in doc["benchmarks"]:
+        entry = b["diagnosis"]
+        sides = entry.get("sides")
+        if sides:
+            found = {side: Evidence(**e) for side, e in sides.items()}
+            entry = run.entry(classify.classify(found["base"], found["head"]), found)
+        report.append(scored_entry(slows[b["benchmark"]], entry, b["seconds"]))
+    again = {**doc, **counts(report), "reclassified": shown(report_path.resolve(), root),
+             "benchmarks": report}  # fmt: skip
+    target = out or report_path.with_name(report_path.stem + "-reclassified.json")
+    atomic_write(target, orjson.dumps(again, option=orjson.OPT_INDENT_2) + b"\n")
     return 0
 
 

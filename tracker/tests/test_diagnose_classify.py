@@ -72,6 +72,27 @@ def test_off_cpu_time_without_more_voluntary_switches_is_not_waiting():
     assert kinds(ev(voluntary=0.2), ev(wall=2 * MS, voluntary=0.3)) == ["waiting"]
 
 
+def test_threads_that_ended_wait_by_their_sleeping_syscalls():
+    """Threads started and ended within a step (a thread a connection, a task): /proc lost their
+    voluntary switches, strace counted their syscalls; a sleeping one that grew is the evidence
+    that head blocks more often."""
+    base = ev(voluntary=3.0, syscalls={"epoll_wait": 4.0, "futex": 10.0})
+    head = ev(wall=3 * MS, voluntary=3.0, syscalls={"epoll_wait": 8.0, "futex": 10.0})
+    d = c.classify(base, head)
+    assert d.kinds == ["waiting"]
+    assert d.findings[0].evidence["syscalls"] == [{"name": "epoll_wait", "base": 4.0, "head": 8.0}]
+    assert kinds(base, ev(wall=3 * MS, voluntary=3.0, syscalls=base.syscalls)) == []
+
+
+def test_the_kernel_time_of_sleeping_syscalls_is_the_waits():
+    """100 blocking sleeps a call: their entries and wake-ups are system CPU time, the blocking's
+    cost, not more work."""
+    head = ev(wall=5 * MS, system=1 * MS, voluntary=100.0, syscalls={"clock_nanosleep": 100.0})
+    d = c.classify(ev(), head)
+    assert d.kinds == ["waiting"]
+    assert d.findings[0].share == pytest.approx(1.0)
+
+
 def test_an_fsync_a_call_is_syscalls_not_waiting():
     """Its off-CPU time goes to the syscall that grew (no waiting syscall grew)."""
     base = ev(syscalls={"write": 1.0, "lseek": 2.0})
@@ -267,3 +288,16 @@ def test_names_from_the_run_are_inert():
     assert "\u202e" not in line and "|" not in line
     reason = text.line({"status": "failed", "reason": "x`y\n| z"})
     assert reason == "diagnosis failed: `x'y\\u000a¦ z`"
+
+
+def test_no_thread_counts_more_than_the_span_it_was_read_over():
+    """procstat.Usage: a thread absent from the first reading counts from its start, but not for
+    longer than the span (one missed in a race with its start would bring its whole life's)."""
+    from benchtrack.gate.diagnose.procstat import Snapshot, Thread, Usage
+
+    before = Snapshot(10.0, 0.0, 0.0, 0, 0, 0, 0, {1: Thread(1.0, 1.0, 5, 0)})
+    threads = {1: Thread(1.05, 1.02, 6, 0), 2: Thread(30.0, 90.0, 900, 0)}  # 2: its whole life
+    u = Usage()
+    u.add(before, Snapshot(10.1, 0.15, 0.0, 0, 0, 0, 0, threads))
+    assert u.queued == pytest.approx(0.02 + 0.1)
+    assert u.thread_cpu == pytest.approx({1: 0.05, 2: 0.1})

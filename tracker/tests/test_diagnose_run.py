@@ -6,6 +6,7 @@ test_diagnose_measure.py, test_diagnose_gate.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -181,3 +182,57 @@ def test_the_self_test_reports_the_diagnosis_beside_the_declared_kind(tmp_path):
     md = selftest_report.markdown(result)
     assert "the diagnosis named 1 of 2 as declared" in md
     assert "diagnosed waiting (declared waiting)" in md and "diagnosed — (declared work)" in md
+
+
+def test_the_held_out_set_declares_a_kind_and_a_syscall_for_each_slowdown(tmp_path):
+    """tracker/bench/diagnose-heldout.toml (the diagnosis's held-out set): at least a lock, a
+    leak, a pool size, a syscall and a blocking call, in Python and Perl, each declaring the kind
+    to name first; `names` and `also` are checked as the rest of the file (exit 2 naming them)."""
+    found = patches.load(REPO / "tracker" / "bench" / "diagnose-heldout.toml")
+    slows = [s for p in found["wait"] for s in p.slows]
+    assert all(s.diagnosis in classify.KINDS for s in slows), slows
+    assert {s.glob.split("/")[0] for s in slows} >= {"python", "perl"}
+    said = " ".join(s.wait for s in slows)
+    assert all(w in said for w in ("lock", "leak", "pool", "stat", "fadvise", "blocking")), said
+    assert all(s.names for s in slows if s.diagnosis in ("waiting", "syscalls")), slows
+    bad = {
+        'also = ["work"]': "work[0].slows[0].also[0]",  # the declared kind itself
+        'also = ["gremlins"]': "work[0].slows[0].also[0]",
+        "names = [1]": "work[0].slows[0].names[0]",
+        'names = "fsync"': "work[0].slows[0].names",
+    }
+    f = tmp_path / "p.toml"
+    for extra, field in bad.items():
+        declared = f'loss = 0.10, diagnosis = "work", {extra} }}'
+        f.write_text(PATCHES_FILE.replace("loss = 0.10 }", declared))
+        with pytest.raises(BadInput) as raised:
+            patches.load(f)
+        assert (raised.value.field, raised.value.exit_code) == (field, 2), extra
+    f.write_text(PATCHES_FILE.replace("loss = 0.10 }", 'loss = 0.10, names = ["fsync"] }'))
+    with pytest.raises(BadInput) as raised:
+        patches.load(f)
+    assert raised.value.field == "work[0].slows[0].diagnosis"
+
+
+def test_the_measurement_scores_kind_names_and_false_kinds():
+    """diagnose_selftest.score: the first kind against the declared one, a declared syscall
+    named anywhere in the line, and every other kind named that the change does not cause."""
+    spec = importlib.util.spec_from_file_location(
+        "diagnose_selftest", REPO / "tracker" / "bench" / "diagnose_selftest.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    slow = patches.Slow("a/b", 0.1, "a stat", diagnosis="syscalls",
+                        names=("newfstatat", "statx"), also=("waiting",))  # fmt: skip
+    entry = {"status": "ok", "kinds": [
+        {"kind": "syscalls", "syscalls": [{"name": "statx", "base": 0.0, "head": 1.0}]},
+        {"kind": "waiting", "syscalls": []},
+        {"kind": "work", "functions": [{"function": "f", "share": 0.1}]},
+    ]}  # fmt: skip
+    got = script.score(slow, entry)
+    assert (got["right"], got["names_right"], got["false_kinds"]) == (True, True, ["work"])
+    assert got["named_names"] == ["statx", "f"]
+    nothing = script.score(slow, {"status": "ok", "kinds": []})
+    assert (nothing["named"], nothing["right"], nothing["names_right"]) == ("", False, False)
+    unnamed = script.score(replace(slow, names=()), {"status": "failed", "reason": "x"})
+    assert unnamed["names_right"] is None and unnamed["false_kinds"] == []

@@ -56,6 +56,10 @@ class Slow:
     where: tuple[str, ...] = ()
     # the kind the gate's diagnosis must name first (gate/diagnose/classify.KINDS), if given
     diagnosis: str = ""
+    # a syscall or function the diagnosis must name, any one of these (spellings of one call)
+    names: tuple[str, ...] = ()
+    # other kinds the change really causes, which the diagnosis may name after the first
+    also: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -158,11 +162,18 @@ def _text(v: Checker, t: dict[str, object], where: str) -> str:
 
 
 def _slow(v: Checker, t: dict[str, object], where: str, kind: str) -> Slow:
-    v.known(t, where, {"glob", "loss", "wait", "diagnosis"})
+    v.known(t, where, {"glob", "loss", "wait", "diagnosis", "names", "also"})
     loss = v.fraction(t.get("loss"), f"{where}.loss")
     named = v.string(t, "diagnosis", where) if "diagnosis" in t else ""
     if named and named not in DIAGNOSES:
         raise v.fail(f"{where}.diagnosis", f"one of {', '.join(DIAGNOSES)}", named)
+    names, also = _strings(v, t, where, "names"), _strings(v, t, where, "also")
+    if (names or also) and not named:
+        raise v.fail(f"{where}.diagnosis", "given where `names` or `also` is", "")
+    for i, k in enumerate(also):
+        if k not in DIAGNOSES or k == named:
+            raise v.fail(f"{where}.also[{i}]", f"one of {', '.join(DIAGNOSES)}, not `diagnosis`", k)
+    checks = {"diagnosis": named, "names": names, "also": also}
     if kind == KINDS[0]:
         if "wait" in t:
             raise v.fail(f"{where}.wait", f"left out in a [[{kind}]] patch", t["wait"])
@@ -170,5 +181,14 @@ def _slow(v: Checker, t: dict[str, object], where: str, kind: str) -> Slow:
             divisor(loss)
         except ValueError:
             raise v.fail(f"{where}.loss", f"one of {LOSSES}", loss) from None
-        return Slow(v.string(t, "glob", where), loss, diagnosis=named)
-    return Slow(v.string(t, "glob", where), loss, v.string(t, "wait", where), diagnosis=named)
+        return Slow(v.string(t, "glob", where), loss, **checks)
+    return Slow(v.string(t, "glob", where), loss, v.string(t, "wait", where), **checks)
+
+
+def _strings(v: Checker, t: dict[str, object], where: str, key: str) -> tuple[str, ...]:
+    """An optional array of non-empty strings."""
+    items = v.array(t.get(key, []), f"{where}.{key}")
+    for i, s in enumerate(items):
+        if not isinstance(s, str) or not s.strip():
+            raise v.fail(f"{where}.{key}[{i}]", "a non-empty string", s)
+    return tuple(items)

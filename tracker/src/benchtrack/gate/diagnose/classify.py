@@ -14,7 +14,8 @@ once; off_cpu: time with not one thread runnable). So head's extra wall time a c
 - lost parallelism: runnable_head × (1/q_head − 1/q_base): the same runnable time spread over
   fewer threads at once (named only when the base ran at least PARALLEL threads at once);
 - waiting: off_cpu_head − off_cpu_base (a sleep, a blocking call, I/O); a syscall's when a
-  syscall other than a waiting one (futex, nanosleep, poll, …) grew and no waiting one did;
+  syscall other than a waiting one (futex, nanosleep, poll, …) grew and no waiting one did; and
+  the system CPU when only waiting syscalls grew (their own entries and wake-ups);
 - the machine: head's run-queue wait beyond k, a neighbour's share of the CPUs: never a kind (it
   says nothing about the code), except that where head woke up more often it is what those
   wake-ups cost, and goes to lost parallelism and waiting (`split`).
@@ -22,7 +23,8 @@ once; off_cpu: time with not one thread runnable). So head's extra wall time a c
 A kind is named when its part is at least SHARE of the loss and at least FLOOR of the base's wall
 time a call, and its own evidence clears its floor (a syscall at least SYSCALL_MIN more a call and
 SYSCALL_GROWTH more than the base's; page faults FAULTS_MIN more a call; waiting, SWITCHES more
-voluntary context switches a call, since a thread that blocks gives up its CPU; the CPU time
+voluntary context switches a call, since a thread that blocks gives up its CPU, or a waiting
+syscall that grew (strace sees the threads that ended, /proc does not); the CPU time
 CPU_GROWTH more for more work; …); the largest part first. Then facts that are not a time: memory
 that grew by RSS_MIN (a leak), and a counted series' instructions that grew. When the run itself
 lost less than MIN_LOSS of the base's wall time a call, no time is split ("nothing stands out").
@@ -173,6 +175,8 @@ def classify(base: Evidence, head: Evidence, counts: Counts | None = None) -> Di
         time["memory"] += parts["kernel"]
     elif other:
         time["syscalls"] += parts["kernel"]
+    elif waits:  # the sleeping syscalls' own entries and wake-ups: the blocking's cost
+        time["waiting"] += parts["kernel"]
     else:
         time["work"] += parts["kernel"]
     if other and not waits:
@@ -199,8 +203,14 @@ def classify(base: Evidence, head: Evidence, counts: Counts | None = None) -> Di
     own = {
         "parallelism": base.threads_at_once >= PARALLEL
         and base.threads_at_once - head.threads_at_once >= PARALLEL_DROP,
-        "waiting": head.voluntary - base.voluntary >= SWITCHES
-        and head.voluntary >= base.voluntary * (1 + SWITCHES_GROWTH),
+        # a thread that blocks gives up its CPU: more voluntary switches, or (where threads
+        # ended within a step, whose switches /proc no longer shows: a thread a connection or
+        # a task) a sleeping syscall that grew, which strace counts over every thread
+        "waiting": (
+            head.voluntary - base.voluntary >= SWITCHES
+            and head.voluntary >= base.voluntary * (1 + SWITCHES_GROWTH)
+        )
+        or bool(waits),
         "syscalls": bool(other),
         "work": cpu_growth >= CPU_GROWTH,
         "memory": faulted,

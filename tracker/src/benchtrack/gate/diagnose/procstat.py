@@ -132,14 +132,22 @@ class Usage:
         self.peak = max(self.peak, before.peak, after.peak)
         zero = Thread(0.0, 0.0, 0, 0)
         seen_cpu = seen_queued = 0.0
+        span = max(after.at - before.at, 0.0)
         for tid, t in after.threads.items():
-            b = before.threads.get(tid, zero)  # started within the span: all of it
-            self.queued += max(t.queued - b.queued, 0.0)
+            # started within the span: all of it; but no thread is on a CPU, or waiting for
+            # one, longer than the span (one missed by the first reading, in a race with its
+            # start, would bring its whole life's)
+            b = before.threads.get(tid, zero)
+            cpu, queued = (
+                min(max(t.cpu - b.cpu, 0.0), span),
+                min(max(t.queued - b.queued, 0.0), span),
+            )
+            self.queued += queued
             self.voluntary += max(t.voluntary - b.voluntary, 0)
             self.involuntary += max(t.involuntary - b.involuntary, 0)
-            self.thread_cpu[tid] = self.thread_cpu.get(tid, 0.0) + max(t.cpu - b.cpu, 0.0)
-            seen_cpu += max(t.cpu - b.cpu, 0.0)
-            seen_queued += max(t.queued - b.queued, 0.0)
+            self.thread_cpu[tid] = self.thread_cpu.get(tid, 0.0) + cpu
+            seen_cpu += cpu
+            seen_queued += queued
         # The CPU time: the live threads' (schedstat, in ns), unless the processes' (in clock
         # ticks, ended threads and waited-for children included) is more by over TICKS ticks:
         # then threads ended within the span, whose run-queue wait went with them, and their CPU
