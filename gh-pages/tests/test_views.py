@@ -115,12 +115,13 @@ def test_regressions_one_row_per_event_with_dates_recovery_and_dismissal(
     rows = p.evaluate(
         """[...document.querySelectorAll('#changes-table tbody tr')].map((r) => ({
              series: r.dataset.series, commit: r.dataset.commit, runners: r.dataset.runners,
-             status: r.dataset.status, isNew: r.dataset.new === '1',
+             status: r.dataset.status, bad: r.classList.contains('worse'),
+             isNew: r.dataset.new === '1',
              recovered: r.querySelector('.recovery').dataset.recovered || null,
              machine: !!r.querySelector('.machine-note') }))"""
     )
-    keys = [(r["series"], r["commit"]) for r in rows]
-    assert len(keys) == len(set(keys))  # one row per event: a benchmark at a change
+    keys = [(r["series"], r["commit"], r["bad"]) for r in rows]
+    assert len(keys) == len(set(keys))  # one row per event: a benchmark's loss or gain at a change
     index = orjson.loads(
         (sim.site / "dashboard/data/index.js")
         .read_bytes()
@@ -128,10 +129,10 @@ def test_regressions_one_row_per_event_with_dates_recovery_and_dismissal(
         .rstrip()
         .rstrip(b";")
     )
-    events = {(e["benchmark"], e["commit"]): e for e in index["events"]}
+    events = {(e["benchmark"], e["commit"], e["regression"]): e for e in index["events"]}
     assert sorted(keys) == sorted(events)
     for r in rows:
-        assert r["runners"].split(",") == events[r["series"], r["commit"]]["runners"]
+        assert r["runners"].split(",") == events[r["series"], r["commit"], r["bad"]]["runners"]
     # every change point is a part of one event, and fewer rows than change points: the series
     # of one benchmark and its sizes a commit or two apart are one row
     parts = sorted(k for e in index["events"] for k in e["parts"])

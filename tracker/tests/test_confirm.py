@@ -64,7 +64,7 @@ def test_a_benchmarks_series_and_sizes_a_few_commits_apart_are_one_event() -> No
         ("rust/g/b", sha(30), True),
     ]
     one = found[2]
-    assert one["id"] == f"rust/g/a@{sha(30)}" and one["runners"] == [OTHER, RUNNER]
+    assert one["id"] == f"rust/g/a@{sha(30)}:regression" and one["runners"] == [OTHER, RUNNER]
     assert [(p["series"], p["runner"], p["change"]) for p in one["parts"]] == [
         ("rust/g/a", RUNNER, -0.10),
         ("rust/g/a (instructions)", RUNNER, 0.12),

@@ -10,7 +10,8 @@ gain) whose commits lie within `WITHIN` commits of the next one, each part's fig
 `group` takes change points as `changes.json` entries (dicts) and the commits' order (commit ->
 position, the history's order); it is used by `detect` (changes.json's `events`), the dashboard
 (its Regressions list and banner) and `benchtrack confirm` (one A/B per event and runner size).
-An event's id is `<benchmark>@<commit of its earliest part>`.
+An event's id is `<benchmark>@<commit of its earliest part>:<regression|improvement>` (a loss
+and a gain of one benchmark can start at one commit: on two runner sizes, or two series).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def _part(c: Mapping[str, Any]) -> dict[str, Any]:
 def _event(benchmark: str, members: list[tuple[int, Mapping[str, Any]]]) -> dict[str, Any]:
     members.sort(key=lambda m: (m[0], m[1]["series"], m[1]["runner"]))
     first = members[0][1]
+    bad = bool(first.get("regression"))
     parts = [_part(c) for _, c in members]
     # the headline change: the wall-time parts' median (what a user sees), else every part's
     own = [p["change"] for p in parts if p["series"] == benchmark and p["change"] is not None]
@@ -45,9 +47,9 @@ def _event(benchmark: str, members: list[tuple[int, Mapping[str, Any]]]) -> dict
     seen = [c.get("first_seen") for _, c in members if c.get("first_seen")]
     commits = list(dict.fromkeys(p["commit"] for p in parts))
     return {
-        "id": f"{benchmark}@{first['commit']}",
+        "id": f"{benchmark}@{first['commit']}:{'regression' if bad else 'improvement'}",
         "benchmark": benchmark,
-        "regression": bool(first.get("regression")),
+        "regression": bad,
         "commit": first["commit"],
         "commits": commits,
         "runners": sorted({p["runner"] for p in parts}),
