@@ -303,3 +303,52 @@ def test_confirm_bad_input_exits_2_and_writes_nothing(tmp_path: Path, capsys) ->
     assert main(["confirm", str(history), "--runner", RUNNER]) == 2
     assert "events" in capsys.readouterr().err
     assert main(["confirm", "--runner", RUNNER]) == 2  # neither HISTORY nor --publish
+
+
+def test_confirm_publish_appends_on_gh_pages_and_rebuilds_the_dashboard(
+    merged: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # The scheduled job's command: gh-pages read from origin, the check and the dashboard pushed
+    # there in one commit, the history's data.js untouched; a second run has nothing to do.
+    repo, c = merged
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    git(repo, "remote", "add", "origin", str(origin))
+    git(repo, "push", "-q", "origin", "main")
+    pages = tmp_path / "pages"
+    runs = [run_entry(i, {"perl/fixture/cube": 1e6, "perl/fixture/square": 1e6}) for i in range(5)]
+    for i, run in enumerate(runs):
+        run["commit"]["id"] = c[i]
+    write_history(pages, {"local-1cpu": runs}, "local-1cpu")
+    blip = {**change("perl/fixture/cube", "local-1cpu", 0), "commit": c[3], "base": c[2]}
+    doc = {"schema": CHANGES_SCHEMA, "changes": [blip]}
+    doc["events"] = events.group([blip], {c[3]: 3})
+    (pages / "bench" / "changes.json").write_bytes(orjson.dumps(doc))
+    git(repo, "checkout", "-q", "--orphan", "gh-pages")
+    git(repo, "rm", "-rq", "--cached", ".")
+    git(repo, "--work-tree", str(pages), "add", "bench")
+    git(repo, "--work-tree", str(pages), "commit", "-q", "-m", "history")
+    git(repo, "push", "-q", "origin", "gh-pages")
+    git(repo, "checkout", "-q", "-f", "main")
+    git(repo, "branch", "-q", "-D", "gh-pages")
+    data_js = git(repo, "rev-parse", "origin/gh-pages:bench/local-1cpu/data.js")
+    monkeypatch.chdir(repo)
+    argv = ["confirm", "--publish", "--runner", "local-1cpu", "--gate-arg=--rounds=3", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(x["benchmark"], x["outcome"]) for x in out["checks"]] == [
+        ("perl/fixture/cube", "noise")
+    ]
+    git(repo, "fetch", "-q", "origin", "gh-pages")
+    shown = git(repo, "show", "origin/gh-pages:bench/confirmations.json")
+    assert [x["head"] for x in json.loads(shown)["checks"]] == [c[3]]
+    index = git(repo, "show", "origin/gh-pages:dashboard/data/index.js")
+    site = json.loads(index.removeprefix("window.BENCHTRACK_INDEX=").rstrip().rstrip(";"))
+    assert [(e["benchmark"], e["status"]) for e in site["events"]] == [
+        ("perl/fixture/cube", "noise")
+    ]
+    assert git(repo, "rev-parse", "origin/gh-pages:bench/local-1cpu/data.js") == data_js
+    tip = git(repo, "rev-parse", "origin/gh-pages")
+    assert main(argv) == 0 and json.loads(capsys.readouterr().out)["checks"] == []
+    git(repo, "fetch", "-q", "origin", "gh-pages")
+    assert git(repo, "rev-parse", "origin/gh-pages") == tip
