@@ -7,10 +7,11 @@ For each seed, two histories of `benchtrack.lab.simulate` (scenario "counted": 1
 on every runner size, and the same steps on the 1-vCPU size only. On each: `detect` (its real
 code) finds the change points and groups them into events (detect/events.py); every event is
 checked on every size it was seen on, as `benchtrack confirm` does (benchtrack.confirm.status),
-the A/B's outcome drawn from the shipped recordings: `aa-time-q1.json`'s 12 paired rounds of the
-benchmark (wall time) and `aa-history-counts-q1.json`'s 3 (its instruction count), drawn with
-replacement, each round's log-ratio shifted by the true change between the A/B's two commits on
-that size (the simulation's truth), judged by the gate's own verdict code
+the A/B's outcome drawn from the gate's own A/A recording of its current design
+(`--recording`, default `aa-all-quiet-q16.json.gz`): the benchmark's recorded lockstep rounds
+of its wall time (21) and of its count where the gate counts it (3), in a random order, none
+twice (as `evaluate` draws a pseudo-PR), each round's log-ratio shifted by the true change
+between the A/B's two commits on that size (the simulation's truth), judged by the gate's own verdict code
 (gate/verdict.sequential) as the gate runs with benchtrack.toml's [gate] and [gate.confirm]: one
 benchmark measured (the --filter), screening then confirmation (`ab`). A confirmed range of
 several merges is bisected with benchtrack.confirm.bisect.search, each probe drawn the same way.
@@ -68,6 +69,14 @@ class Noise:
                     self.time[name] = g
 
 
+def _rounds(recorded: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """`n` of the recorded rounds in a random order, none twice while the recording has enough
+    (as `evaluate` draws a pseudo-PR's rounds); with replacement beyond that."""
+    if len(recorded) >= n:
+        return rng.permutation(recorded)[:n]
+    return rng.choice(recorded, n)
+
+
 def ab(
     noise: Noise,
     cfg: gate_config.GateConfig,
@@ -90,13 +99,15 @@ def ab(
     verdicts = []
     wall = noise.time.get(benchmark)
     wall_iv = None
+    more = cfg.confirm.look_schedule()[-1] if cfg.confirm else 0
     if wall is not None and len(wall):
-        g = rng.choice(wall, (1, looks[-1])) + shift
+        drawn = _rounds(wall, looks[-1] + more, rng) + shift  # the screening's, then the second's
+        g = drawn[None, : looks[-1]]
         codes, _, wall_iv = v.sequential(g, threshold, alpha, looks)
         verdicts.append(int(codes[0]))
     counted = noise.counts.get(f"{benchmark} (instructions)")
     if counted is not None and len(counted):
-        g = rng.choice(counted, (1, 3)) + shift
+        g = _rounds(counted, 3, rng)[None, :] + shift
         codes, _, _ = v.sequential(g, threshold, alpha, [3], np.array([True]))
         verdicts.append(int(codes[0]))
     second = cfg.confirm
@@ -106,9 +117,9 @@ def ab(
         and verdicts[0] != v.REGRESSED_C
         and wall_iv.mean[0] <= math.log1p(-threshold / 2)  # an estimated loss >= half of δ
     ):
-        steps = second.look_schedule()
-        g = rng.choice(wall, (1, steps[-1])) + shift
-        codes, _, _ = v.sequential(g, threshold, alpha, steps)
+        codes, _, _ = v.sequential(
+            drawn[None, looks[-1] :], threshold, alpha, second.look_schedule()
+        )
         verdicts[0] = int(codes[0])
     for c in verdicts:
         if c == v.REGRESSED_C:
