@@ -24,7 +24,8 @@ from benchtrack.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REGRESSION, BadInput
 from benchtrack.history import companion
 from benchtrack.stats import IMPROVED, REGRESSED
 
-ROW_FIELDS = ("verdict", "change", "lo", "hi", "base", "head", "unit", "stage")
+# a row's figures as gate.json has them; `diagnosis`: the gate's "Why it is slower" of a loss
+ROW_FIELDS = ("verdict", "change", "lo", "hi", "base", "head", "unit", "stage", "diagnosis")
 
 
 def name_filter(benchmark: str) -> str:
