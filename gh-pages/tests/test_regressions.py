@@ -27,6 +27,7 @@ from dashboard_fixture import (
     step_value,
 )
 
+from benchtrack.confirm import store
 from benchtrack.history.format import dumps
 
 WORSE_RGB = (0xD5, 0x5E, 0x00)  # the vermillion of a regression's marker (WORSE in js/util.js)
@@ -45,11 +46,45 @@ def load_index(site: Path) -> dict:
     return orjson.loads(text.removeprefix(b"window.BENCHTRACK_INDEX=").rstrip().rstrip(b";"))
 
 
+CULPRIT_PR = 5
+
+
+def checks_for(history: Path) -> list[dict]:
+    """What `benchtrack confirm` would append: rayon's step confirmed in lockstep (bisected to
+    its commit, PR #5), the RSS step refuted (noise, checked); the improvement left unchecked."""
+    out = []
+    for c in orjson.loads((history / "bench/changes.json").read_bytes())["changes"]:
+        if not c["regression"]:
+            continue
+        real = c["series"] == "rust/walk/rayon"
+        out.append(
+            {
+                "event": f"{c['series']}@{c['commit']}",
+                "benchmark": c["series"],
+                "runner": c["runner"],
+                "base": c["base"],
+                "head": c["commit"],
+                "expected": "regression",
+                "outcome": "regression" if real else "noise",
+                "confirmed": real,
+                "rows": [{"series": c["series"], "verdict": "regressed" if real else "unchanged",
+                          "change": -0.2 if real else 0.001, "lo": -0.25, "hi": -0.15}],
+                "checked": "2026-04-01T00:00:00Z",
+                "run": "https://github.com/o/r/actions/runs/1" if real else None,
+                "culprit": {"commit": c["commit"], "pr": CULPRIT_PR, "subject": "s", "probes": []}
+                if real
+                else None,
+            }
+        )  # fmt: skip
+    return out
+
+
 @pytest.fixture(scope="module")
 def stepped(tmp_path_factory: pytest.TempPathFactory) -> Built:
     history = make_step_history(tmp_path_factory.mktemp("stepped"))
     detect = run_cli("detect", str(history), "--write")
     assert detect.returncode == 0, detect.stderr
+    store.append(store.path_of(history), checks_for(history))
     site = tmp_path_factory.mktemp("stepped-site") / "out"
     proc = run_site(str(history), "--out", str(site))
     assert proc.returncode == 0, proc.stderr
@@ -124,14 +159,11 @@ def test_regressions_list_from_the_overview(stepped: Built, page: Watched, shots
     p = page.page
     p.goto(url(stepped, "view=overview"))
     p.wait_for_selector("#main[data-view=overview]")
+    # only the step confirmed in lockstep is counted; the refuted one is not, nor a candidate
     banner = p.locator("#flagged").text_content()
-    assert (
-        f"{len(REGRESSIONS)} regressions found by change-point detection" in banner
-        and f"{len(REGRESSIONS)} new" in banner
-    )
-    assert p.locator(".tabs a[data-view=regressions] .tab-count").inner_text() == str(
-        len(REGRESSIONS)
-    )
+    assert "1 regression confirmed in lockstep" in banner and "1 new" in banner
+    assert "candidate" not in banner
+    assert p.locator(".tabs a[data-view=regressions] .tab-count").inner_text() == "1"
     # keyboard only: Tab to the Regressions tab, Enter
     p.focus(".tabs a[data-view=compare]")
     p.keyboard.press("Tab")
@@ -156,6 +188,15 @@ def test_regressions_list_from_the_overview(stepped: Built, page: Watched, shots
         assert row.locator("td.chg").inner_text().startswith(("▼ ", "▲ "))
         assert pct1(change) in row.locator("td.chg").inner_text()
         assert "worse" in row.get_attribute("class")
+        real = series == "rust/walk/rayon"
+        assert row.get_attribute("data-status") == ("confirmed" if real else "noise")
+        cell = row.locator("td.status")
+        assert cell.inner_text().startswith("confirmed" if real else "noise, checked")
+        if real:  # the commit the bisect named, its PR, the run
+            assert row.locator(".culprit").get_attribute("data-commit") == commit_id(at)
+            assert f"(#{CULPRIT_PR})" in cell.inner_text()
+            assert cell.locator("a").get_attribute("href").endswith("/actions/runs/1")
+    assert "1 regression confirmed" in p.locator("#changes-table caption").inner_text()
     first = rows.first
     assert first.get_attribute("data-commit") == commit_id(STEP_XSS_AT)
     # the message that tries to inject HTML is text, and nothing ran
@@ -174,6 +215,7 @@ def test_regressions_list_from_the_overview(stepped: Built, page: Watched, shots
     assert better.count() == len(IMPROVEMENTS)
     series, *_ = IMPROVEMENTS[0]
     assert better.first.get_attribute("data-series") == series
+    assert better.first.get_attribute("data-status") == "candidate"  # never checked
     assert "+" in better.first.locator("td.chg").inner_text()
     p.check("#show input[value=all]")
     p.wait_for_function(

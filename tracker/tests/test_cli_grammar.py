@@ -83,7 +83,7 @@ def test_each_shared_flag_has_its_one_meaning(name: str) -> None:
 
 def test_the_flags_are_where_the_commands_need_them() -> None:
     assert with_flag("--threshold") == ["compare", "bench-local", "gate", "evaluate"]
-    assert with_flag("--cpus") == ["bench-local", "gate", "gate-selftest", "record-aa"]
+    assert with_flag("--cpus") == ["bench-local", "confirm", "gate", "gate-selftest", "record-aa"]
     assert with_flag("--markdown") == ["compare", "bench-local", "detect", "evaluate"]
 
 
@@ -368,6 +368,17 @@ def _detect(tmp: Path) -> Run:
     return Run(ROOT, ["detect", str(history(tmp))], check)
 
 
+def _confirm(tmp: Path) -> Run:
+    # a history whose detect found nothing: nothing to check, the (empty) checks as JSON
+    root = history(tmp)
+    assert cli.main(["detect", str(root), "--write"]) == 0
+
+    def check(d):
+        assert d == {"runner": "local-1cpu", "checks": [], "not_measured": 0}
+
+    return Run(ROOT, ["confirm", str(root), "--runner", "local-1cpu"], check)
+
+
 def _gate(tmp: Path) -> Run:
     def check(d):
         assert (d["cpus"], d["exit_code"]) == ("0", 0)  # --cpus 1: CPU 0
@@ -509,6 +520,7 @@ CASES: dict[str, Callable[[Path], Run]] = {
     "site": _site,
     "matrix": _matrix,
     "detect": _detect,
+    "confirm": _confirm,
     "gate": _gate,
     "shard-plan": _shard_plan,
     "gate-merge": _gate_merge,

@@ -112,3 +112,17 @@ def test_the_site_carries_each_latest_runs_expected_range_and_the_machines(tmp_p
     first = next(iter(extra.values()))[0]["benches"][0]["extra"]
     assert machine(first) == (simulate.MACHINE[0], simulate.MACHINE[1])
     assert {split(n)[1] for n in truth["series"]} == {None, "instructions"}
+
+
+def test_a_step_on_one_size_moves_that_size_only(tmp_path) -> None:
+    truth = simulate.history(tmp_path, "wall", merges=40, seed=2, only_size=1)
+    history = open_store(str(tmp_path)).read()
+    step = next(s for s in truth["steps"] if s["merge"] < 30)
+    assert step["size"] == 1
+    for n in simulate.SIZES:
+        value = history.runners[f"{simulate.LABEL}-{n}cpu"].series[step["benchmark"]].value
+        before = np.median(value[max(0, step["merge"] - 5) : step["merge"]])
+        after = np.median(value[step["merge"] : step["merge"] + 5])
+        assert after / before == pytest.approx(step["factor"] if n == 1 else 1.0, rel=0.06), n
+    with pytest.raises(BadInput, match="--only-size"):
+        simulate.history(tmp_path / "x", "wall", merges=40, only_size=3)

@@ -95,7 +95,8 @@ def test_no_job_with_a_write_token_persists_credentials():
             if step.get("uses", "").startswith("actions/checkout@"):
                 assert step["with"]["persist-credentials"] is False, f"{file}:{name}"
     assert writers == [
-        *("pr-comment.yml:comment", "publish.yml:plan", "publish.yml:store", "publish.yml:site")
+        "confirm.yml:confirm",  # its push of confirmations.json and the dashboard to gh-pages
+        *("pr-comment.yml:comment", "publish.yml:plan", "publish.yml:store", "publish.yml:site"),
     ]
 
 

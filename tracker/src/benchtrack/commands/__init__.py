@@ -27,6 +27,7 @@ COMMANDS: list[str] = [
     "site",
     "matrix",
     "detect",
+    "confirm",
     "gate",
     "shard_plan",
     "gate_merge",

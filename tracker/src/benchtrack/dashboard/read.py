@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from benchtrack.confirm import store as confirm_store
 from benchtrack.errors import BadInput
 from benchtrack.history.archive import ARCHIVE_JS
 
@@ -26,6 +27,9 @@ class SiteHistory:
     # changes.json's runs needed per series (2 x config.min_segment) and series too short to judge
     changes_meta: dict[str, int] = field(default_factory=dict)
     whole: Any = None  # with each archive.js read in (None: no runner has an archive)
+    # bench/confirmations.json's checks (benchtrack.confirm.store), oldest first
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    checks_source: Path | None = None
 
     def data_js(self, key: str, name: str = "data.js") -> Path | None:
         path = self.root / "bench" / key / name if self.root else None
@@ -57,7 +61,10 @@ def _site_history(store: Any, root: Path, spec: str) -> SiteHistory:
         raise BadInput(root / "bench", None, "at least one bench/<runner-key>/data.js")
     archived = any((root / "bench" / key / ARCHIVE_JS).is_file() for key in model.runners)
     changes, source, generated, meta = _read_changes(root)
+    checks_path = confirm_store.path_of(root)
     return SiteHistory(
+        checks=confirm_store.read(checks_path),  # a damaged file: exit 2, naming the field
+        checks_source=checks_path if checks_path.is_file() else None,
         model=model,
         root=root,
         changes=changes,
@@ -113,6 +120,8 @@ def _read_changes(
                 "before": _finite(item.get("before")),
                 "after": _finite(item.get("after")),
                 "first_seen": first_seen if isinstance(first_seen, str) else None,
+                "base": item["base"] if isinstance(item.get("base"), str) else "",
+                "unit": str(item.get("unit") or ""),
             }
         )
     config = doc.get("config") if isinstance(doc, dict) else None

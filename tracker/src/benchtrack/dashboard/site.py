@@ -171,6 +171,8 @@ def build_site(
         copied += 1
     if not same_place and history.changes_source:
         _write(out / "bench" / "changes.json", history.changes_source.read_bytes())
+    if not same_place and history.checks_source:
+        _write(out / "bench" / "confirmations.json", history.checks_source.read_bytes())
 
     index_blob = _js("window.BENCHTRACK_INDEX=", site.index)
     _write(dash / "data" / "index.js", index_blob)

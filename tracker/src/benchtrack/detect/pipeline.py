@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from benchtrack.detect import events
 from benchtrack.detect.config import Config
 from benchtrack.detect.method import find_steps
 from benchtrack.detect.publish import FILENAME, Change, document, merge_first_seen, read_previous
@@ -49,9 +51,17 @@ def changes_of(s: Series, config: Config) -> list[Change]:
                 regression=is_regression(s.direction, step.change),
                 significance=step.pvalue,
                 unit=s.unit,
+                base=s.points[step.index - 1].commit if step.index > 0 else "",
             )
         )
     return out
+
+
+def _timestamp(iso: str) -> float:
+    try:
+        return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
 
 
 def changes_path(history: str | Path) -> Path | None:
@@ -76,7 +86,12 @@ def analyse(
     now = now or _now()
     report = Report()
     current: list[Change] = []
+    # commit -> (its timestamp, first appearance): the commits' order for grouping, as the
+    # dashboard orders them (derive.py: commit date, then when recorded)
+    order: dict[str, tuple[float, int]] = {}
     for s in load_series(history):
+        for p in s.points:
+            order.setdefault(p.commit, (_timestamp(p.date), len(order)))
         report.series += 1
         if s.duplicates:
             report.notes.append(
@@ -103,7 +118,9 @@ def analyse(
     path = Path(out) if out is not None else changes_path(history)
     previous = read_previous(path) if path is not None else []
     report.changes, report.new = merge_first_seen(current, previous, now)
-    report.document = document(report.changes, report.skipped, config, now)
+    position = {c: i for i, c in enumerate(sorted(order, key=order.__getitem__))}
+    grouped = events.group((asdict(c) for c in report.changes), position)
+    report.document = document(report.changes, report.skipped, config, now, grouped)
     if write:
         if path is None:
             raise ValueError("write=True needs `out` for a history that is not a directory")

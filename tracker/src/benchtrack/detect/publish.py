@@ -42,6 +42,7 @@ class Change:
     significance: float  # Welch t-test p-value (log values), the two levels
     unit: str = ""
     first_seen: str = ""
+    base: str = ""  # the commit before `commit` in this series: the last at the old level
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -109,7 +110,11 @@ def merge_first_seen(
 
 
 def document(
-    changes: Sequence[Change], skipped: Sequence[dict[str, Any]], config: Any, now: str
+    changes: Sequence[Change],
+    skipped: Sequence[dict[str, Any]],
+    config: Any,
+    now: str,
+    events: Sequence[dict[str, Any]] = (),
 ) -> dict:
     return {
         "schema": SCHEMA,
@@ -117,6 +122,7 @@ def document(
         "method": "pelt-l2-log+welch",
         "config": asdict(config),
         "changes": [asdict(c) for c in changes],
+        "events": list(events),  # detect/events.py: the changes grouped, one per change
         "skipped": list(skipped),
     }
 

@@ -26,7 +26,7 @@ steps are at the latest merge, the rest earlier (each with enough merges after i
 change-point detection).
 
     uv run --frozen python -m benchtrack.lab.simulate OUT [--scenario counted|wall] [--merges 160]
-        [--seed 1] [--recordings DIR]
+        [--seed 1] [--recordings DIR] [--only-size N]
 
 writes OUT/bench/<runner-key>/data.js and OUT/truth.json (the steps, the merges, the machine
 change).
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +90,7 @@ class Step:
     merge: int  # the first merge at the new level
     factor: float  # throughput from there on, relative (0.85: a 15% loss)
     counted: bool  # the instruction count moves (by 1 / factor)
+    size: int = 0  # the one runner size (vCPUs) it shows on; 0: every size
 
     @property
     def loss(self) -> bool:
@@ -191,12 +192,13 @@ def _benchmark(rec: Recorded, level: float, rng: np.random.Generator) -> Benchma
     )
 
 
-def _factor(name: str, steps: list[Step], m: int) -> float:
-    """The level of series `name` at merge m relative to its start (steps so far)."""
+def _factor(name: str, steps: list[Step], m: int, cpus: int = 0) -> float:
+    """The level of series `name` at merge m on `cpus` vCPU relative to its start (steps so
+    far; a step on one size only moves that size)."""
     base, kind = split(name)
     out = 1.0
     for s in steps:
-        if s.benchmark != base or m < s.merge:
+        if s.benchmark != base or m < s.merge or (s.size and cpus and s.size != cpus):
             continue
         if kind == "instructions":
             out *= 1 / s.factor if s.counted else 1.0
@@ -211,9 +213,11 @@ def history(
     merges: int = 160,
     seed: int = 1,
     recordings: Path = RECORDINGS,
+    only_size: int = 0,
 ) -> dict:
     """Write the history under `root`; the truth (steps, merges, the machine change) as a dict,
-    also written to `root/truth.json`."""
+    also written to `root/truth.json`. `only_size` (vCPUs): every step on that size only (a
+    change in code that one size's parallelism alone exercises)."""
     if scenario not in SCENARIOS:
         raise BadInput("--scenario", None, f"one of {', '.join(SCENARIOS)}", scenario)
     if merges < 40:
@@ -223,6 +227,10 @@ def history(
         n: r for n, r in _recorded(recordings / COUNT_RECORDING).items() if split(n)[0] in time
     }
     steps = choose_steps(time, counts, scenario, merges, seed)
+    if only_size:
+        if only_size not in SIZES:
+            raise BadInput("--only-size", None, f"one of {SIZES}", only_size)
+        steps = [replace(s, size=only_size) for s in steps]
     series = [*sorted(time), *sorted(counts)]
     change_at = round(merges * CPU_CHANGE_AT)
     commits = [commit(scenario, seed, m, merges) for m in range(merges)]
@@ -238,7 +246,9 @@ def history(
             records: dict[str, list] = {"bigger": [], "smaller": []}
             for name in series:
                 rec = time.get(name) or counts[name]
-                level = rec.level * _scale(name, cpus, rec.direction) * _factor(name, steps, m)
+                level = (
+                    rec.level * _scale(name, cpus, rec.direction) * _factor(name, steps, m, cpus)
+                )
                 if moved and not split(name)[1] and rec.direction == "bigger":
                     level *= CPU_CHANGE_FACTOR
                 records[rec.direction].append(bench_record(_benchmark(rec, level, rng), runner))
@@ -286,8 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--merges", type=int, default=160)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--recordings", type=Path, default=RECORDINGS)
+    parser.add_argument("--only-size", type=int, default=0, help="every step on this size only")
     args = parser.parse_args(argv)
-    truth = history(args.out, args.scenario, args.merges, args.seed, args.recordings)
+    truth = history(
+        args.out, args.scenario, args.merges, args.seed, args.recordings, args.only_size
+    )
     steps = ", ".join(f"{s['benchmark']} x{s['factor']:g} at {s['merge']}" for s in truth["steps"])
     print(f"{args.out}: {truth['merges']} merges x {len(SIZES)} runner sizes; steps: {steps}")
     return 0

@@ -1,6 +1,7 @@
-/* Change points (bench/changes.json, from `benchtrack detect`) as events: one per series and
- * commit, across the runner sizes that found it, with its recovery (a later step of the same
- * series back the other way) and whether it was dismissed (kept in local storage). */
+/* Change points (bench/changes.json, from `benchtrack detect`) as events: one per change (a
+ * benchmark's series and runner sizes within a few commits, grouped by `benchtrack site`), with
+ * its confirmation (bench/confirmations.json, `benchtrack confirm`), its recovery (a later event
+ * of the same benchmark back the other way) and whether it was dismissed (local storage). */
 (function (app) {
   'use strict';
 
@@ -30,26 +31,22 @@
   }
 
   function changeEvents() {
-    // the index is newest commit first; one event per (series, commit), its sizes in index order
-    const byKey = new Map();
-    for (const c of (IDX && IDX.changes) || []) {
-      const b = BENCH.get(c.series);
-      if (!b || !RUNNER_BY_KEY.has(c.runner)) continue;
-      const key = c.series + '@' + c.commit;
-      if (!byKey.has(key)) byKey.set(key, { key, b, series: c.series, commit: c.commit, i: c.i, bad: isRegression(c, b), points: [], isNew: false });
-      const e = byKey.get(key);
-      e.points.push(c);
-      e.isNew = e.isNew || !!c.new;
-    }
-    const events = [...byKey.values()];
-    for (const e of events) {
-      e.runners = e.points.map((c) => c.runner);
-      const ch = e.points.map((c) => c.change).filter((x) => x != null).sort((a, b) => a - b);
-      e.change = ch.length ? median(ch) : null;
-      e.dismissed = dismissed.has(e.key);
+    // one event per change (bench/changes.json grouped by `benchtrack site`: a benchmark's
+    // series and runner sizes within a few commits), newest commit first, with its confirmation:
+    // status confirmed / noise (checked) / candidate, its checks and the commit a bisect named
+    const events = [];
+    for (const x of (IDX && IDX.events) || []) {
+      // its parts: indices into IDX.changes, where each part's own figures are
+      const parts = x.parts.map((k) => IDX.changes[k]).filter((c) => c && BENCH.has(c.series) && RUNNER_BY_KEY.has(c.runner));
+      if (!parts.length) continue;
+      const b = BENCH.get(x.benchmark) || BENCH.get(parts[0].series);
+      events.push({ key: x.id, b, series: b.name, commit: x.commit, i: x.i, bad: isRegression(parts[0], b),
+        points: parts, runners: x.runners.filter((k) => parts.some((c) => c.runner === k)), change: x.change, isNew: !!x.new,
+        status: x.status || 'candidate', checks: x.checks || [], culprit: x.culprit || null,
+        dismissed: dismissed.has(x.id) });
     }
     for (const e of events) {
-      // recovered: a later step of the same series on one of its sizes, back the other way
+      // recovered: a later step of the same benchmark on one of its sizes, back the other way
       const back = events.filter((o) => o.series === e.series && o.i > e.i && o.bad !== e.bad && o.runners.some((r) => e.runners.includes(r)));
       back.sort((x, y) => x.i - y.i);
       if (back.length) {
@@ -61,9 +58,15 @@
     return events;
   }
   function changeCounts(events) {
+    // only confirmed events are counted; candidates are shown and counted apart; noise never
     const live = events.filter((e) => !e.dismissed);
-    const bad = live.filter((e) => e.bad);
-    return { regressions: bad.length, improvements: live.length - bad.length, all: live.length, fresh: bad.filter((e) => e.isNew).length, dismissed: events.length - live.length };
+    const counted = live.filter((e) => e.status === 'confirmed');
+    const bad = counted.filter((e) => e.bad);
+    return { regressions: bad.length, improvements: counted.length - bad.length, all: counted.length,
+      fresh: bad.filter((e) => e.isNew).length, dismissed: events.length - live.length,
+      candidates: live.filter((e) => e.status === 'candidate').length,
+      badCandidates: live.filter((e) => e.status === 'candidate' && e.bad).length,
+      noise: live.filter((e) => e.status === 'noise').length };
   }
 
   Object.assign(app, { isRegression, changeEvents, changeCounts, setDismissed });

@@ -23,6 +23,7 @@
     for (const k of Object.keys(C)) refill(C[k], A.commits[k]);
     for (const b of BENCH.values()) for (const last of Object.values(b.last)) last[0] = A.recent[last[0]];
     refill(IDX.changes, A.changes);
+    if (IDX.events && A.events) refill(IDX.events, A.events);
     CHANGES.clear();
     for (const c of IDX.changes) {
       if (!CHANGES.has(c.series)) CHANGES.set(c.series, []);

@@ -84,9 +84,11 @@
     const rel = el('label', { class: 'rel' }, el('input', { type: 'checkbox', id: 'norm-overview', checked: state.norm,
       onchange: (e) => { state.norm = e.target.checked; saveState(); render(); } }), ' Relative: each line divided by its first runs');
     const counts = changeCounts(changeEvents());
-    const flagged = counts.regressions ? el('p', { class: 'flagged', id: 'flagged' },
+    // confirmed regressions are counted; candidates (not yet checked in lockstep) said apart
+    const pending = counts.badCandidates ? `${counts.regressions ? ' · ' : ''}${plural(counts.badCandidates, 'candidate', 'candidates')} not yet confirmed` : '';
+    const flagged = counts.regressions || counts.badCandidates ? el('p', { class: 'flagged', id: 'flagged', 'data-confirmed': counts.regressions, 'data-candidates': counts.badCandidates },
       el('span', { class: 'flag-icon', 'aria-hidden': 'true', text: '▼' }),
-      `${counts.regressions} ${counts.regressions === 1 ? 'regression' : 'regressions'} found by change-point detection`,
+      (counts.regressions ? `${counts.regressions} ${counts.regressions === 1 ? 'regression' : 'regressions'} confirmed in lockstep` : '') + pending,
       counts.fresh ? el('span', { class: 'badge', text: counts.fresh + ' new' }) : null,
       el('a', { href: hashFor({ view: 'regressions', from: null, to: null }), text: 'See the list' })) : null;
     const first = nCommits() === 1 ? el('p', { class: 'notice info', id: 'first-run', text: FIRST_RUN }) : null;

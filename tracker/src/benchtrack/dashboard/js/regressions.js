@@ -1,13 +1,15 @@
-/* Regressions: the steps `benchtrack detect` found (bench/changes.json), one row per event (a
- * series at a commit) across the runner sizes that found it, newest first: its sizes, its change,
- * the levels, whether a later step brought it back, whether the runner changed machine there.
+/* Regressions: the steps `benchtrack detect` found (bench/changes.json), one row per event (one
+ * change: a benchmark's series and runner sizes within a few commits), newest first: whether the
+ * lockstep A/B confirmed it (`benchtrack confirm`: confirmed, candidate, or noise, checked), the
+ * commit a bisect named, its sizes, its change, each part's levels, whether a later step brought
+ * it back, whether the runner changed machine there. Only confirmed events are counted.
  * Filters: regressions / improvements / all, a date range, the runner and name filters; a row
  * can be dismissed (kept in this browser's local storage). Steps older than data.js keeps are in
  * the archive: the list says how many, and "Load older history" brings them in. */
 (function (app) {
   'use strict';
 
-  const { IDX, RUNNER_BY_KEY, SHOW, SINCE, T, changeCounts, changeEvents, commitUrl, dateText, el, fmt, hashFor,
+  const { BENCH, IDX, RUNNER_BY_KEY, SHOW, SINCE, T, changeCounts, changeEvents, commitUrl, dateText, el, fmt, hashFor,
     machineText, main, matches, nCommits, nameNodes, pct1, plural, render, runnerMachine,
     runnerName, runnerSize, runnerSwatch, saveState, setDismissed, short, state } = app;
 
@@ -15,6 +17,30 @@
   const SHOW_NOUN = { regressions: ['regression', 'regressions'], improvements: ['improvement', 'improvements'], all: ['change point', 'change points'] };
   const SINCE_LABEL = { '': 'any time', 7: 'last 7 days', 30: 'last 30 days', 90: 'last 90 days' };
   const noun = (kind, n) => n + ' ' + SHOW_NOUN[kind][n === 1 ? 0 : 1];
+  const STATUS_TEXT = { confirmed: 'confirmed', candidate: 'candidate', noise: 'noise, checked' };
+
+  function statusCell(e, label) {
+    // what the lockstep A/B said, per runner size it ran on, and the commit a bisect named
+    const checks = e.checks.map((c) => `${runnerSize(c.runner)}: ${c.outcome}` + (c.rows[0] && c.rows[0].change != null ? ` ${pct1(c.rows[0].change)}` : ''));
+    const title = e.status === 'candidate' ? 'Found by change-point detection; not yet checked in lockstep (benchtrack confirm)'
+      : 'Lockstep A/B of the commit before against the commit after: ' + checks.join('; ');
+    const cell = el('td', { class: 'status', 'data-label': label, 'data-status': e.status, title }, STATUS_TEXT[e.status] || e.status);
+    if (e.culprit) {
+      cell.append(el('span', { class: 'culprit', 'data-commit': e.culprit.commit }, ' · at ', el('code', { text: short(e.culprit.commit) }),
+        e.culprit.pr ? ` (#${e.culprit.pr})` : ''));
+    }
+    const run = e.checks.find((c) => c.run);
+    if (run && /^https?:\/\//i.test(run.run)) cell.append(' ', el('a', { href: run.run, rel: 'noopener', text: 'run' }));
+    return cell;
+  }
+
+  function partText(e, c) {
+    // one part of the event: its size, its series when not the wall time, its levels
+    const b = BENCH.get(c.series);
+    const what = c.series === e.series ? '' : (b && b.series ? b.series + ' ' : c.series + ' ');
+    const levels = c.before != null && c.after != null ? `${fmt(c.before)} → ${fmt(c.after)} ${b ? b.unit : ''}` : '—';
+    return `${runnerSize(c.runner)} ${what}${pct1(c.change)}: ${levels}`.trim();
+  }
 
   function windowAround(i, w) {
     // the x range of the benchmark view that puts commit i in the middle of ±w commits
@@ -57,7 +83,8 @@
       `${plural(IDX.archive.changes, 'older change point is', 'older change points are')} in the archived history: load older history (the button at the top) to see ${IDX.archive.changes === 1 ? 'it' : 'them'}.`) : null;
     const intro = el('div', { class: 'bench-head' },
       el('h2', { text: 'Regressions' }),
-      el('p', { class: 'unit' }, 'Steps in the history found by change-point detection, one row per series and commit across the runner sizes that found it (sizes are never compared). ',
+      el('p', { class: 'unit' }, 'Steps in the history found by change-point detection, one row per change: a benchmark’s wall time and instruction count and its runner sizes within a few commits (sizes are never compared). ',
+        'Each is a candidate until a lockstep A/B of the commit before against the commit after confirms it; only confirmed ones are counted, those it did not find stay listed as noise, checked. ',
         'A regression is a loss: lower throughput, or a rise of a lower-is-better metric. ',
         el('span', { class: 'badge', text: 'new' }), ' = first reported after the latest data' + (when ? ` (${when})` : '') + '.'),
       el('div', { class: 'filters' }, filters, el('label', { class: 'pick' }, 'Found ', dates), hiddenBox), older);
@@ -67,9 +94,10 @@
       main.replaceChildren(intro, el('p', { class: 'notice', id: 'changes-empty', text: emptyText(all, note) }));
       return;
     }
-    const head = ['Benchmark', 'Runner sizes', 'Commit', 'Change', 'Level before → after', 'Since', ''];
+    const head = ['Benchmark', 'Status', 'Runner sizes', 'Commit', 'Change', 'Level before → after', 'Since', ''];
+    const confirmed = shown.filter((e) => e.status === 'confirmed').length;
     const table = el('table', { class: 'changes', id: 'changes-table' },
-      el('caption', { text: `${noun(state.show, shown.length)}, newest commit first` + note }),
+      el('caption', { text: `${noun(state.show, confirmed)} confirmed, ${shown.filter((e) => e.status === 'candidate').length} candidates, ${shown.filter((e) => e.status === 'noise').length} noise (checked); newest commit first` + note }),
       el('thead', null, el('tr', null, ...head.map((h) => el('th', { scope: 'col', text: h })))));
     const tb = el('tbody');
     for (const e of shown) {
@@ -78,21 +106,21 @@
       const w = windowAround(e.i, 15);
       const up = (e.change ?? 0) > 0;
       const one = e.runners.length === 1 ? e.runners[0] : '';
-      const levels = e.points.map((c) => (c.before != null && c.after != null ? `${fmt(c.before)} → ${fmt(c.after)}` : '—'));
       const rec = e.recovery;
-      tb.append(el('tr', { class: (e.bad ? 'worse' : 'better') + (e.dismissed ? ' dismissed' : ''), 'data-series': e.series, 'data-runners': e.runners.join(','), 'data-runner': one || null, 'data-commit': e.commit, 'data-new': e.isNew ? '1' : null },
+      tb.append(el('tr', { class: (e.bad ? 'worse' : 'better') + (e.dismissed ? ' dismissed' : ''), 'data-series': e.series, 'data-status': e.status, 'data-parts': e.points.length, 'data-runners': e.runners.join(','), 'data-runner': one || null, 'data-commit': e.commit, 'data-new': e.isNew ? '1' : null },
         el('th', { scope: 'row', 'data-label': head[0] },
           el('a', { class: 'series', href: hashFor({ view: 'bench', bench: e.series, only: one, from: w.from, to: w.to }) }, ...nameNodes(e.series)),
           e.isNew && !e.dismissed ? el('span', { class: 'badge', title: 'First reported after the latest data', text: 'new' }) : null),
-        el('td', { class: 'runner-cell', 'data-label': head[1] }, ...e.runners.flatMap((k, n) => [n ? ', ' : '', runnerSwatch(k), ' ', runnerSize(k)])),
-        el('td', { class: 'commit', 'data-label': head[2] },
+        statusCell(e, head[1]),
+        el('td', { class: 'runner-cell', 'data-label': head[2] }, ...e.runners.flatMap((k, n) => [n ? ', ' : '', runnerSwatch(k), ' ', runnerSize(k)])),
+        el('td', { class: 'commit', 'data-label': head[3] },
           url ? el('a', { href: url, rel: 'noopener', title: 'Open commit ' + e.commit }, id) : id,
           el('span', { class: 'msg', title: IDX.commits.msg[e.i] || null, text: IDX.commits.msg[e.i] || '(no message)' }),
           el('span', { class: 'when', text: dateText(T[e.i]).slice(0, 10) }), machineNote(e)),
-        el('td', { class: 'chg ' + (e.bad ? 'worse' : 'better'), 'data-label': head[3], 'data-change': e.change ?? '' },
+        el('td', { class: 'chg ' + (e.bad ? 'worse' : 'better'), 'data-label': head[4], 'data-change': e.change ?? '' },
           el('span', { 'aria-hidden': 'true', text: up ? '▲ ' : '▼ ' }), pct1(e.change),
           el('span', { class: 'sr-only', text: e.bad ? ' (regression)' : ' (improvement)' })),
-        el('td', { class: 'level', 'data-label': head[4], text: [...new Set(levels)].join(' · ') + ' ' + e.b.unit }),
+        el('td', { class: 'level', 'data-label': head[5], text: e.points.map((c) => partText(e, c)).join(' · ') }),
         el('td', { class: 'recovery', 'data-label': 'Since', 'data-recovered': rec ? (rec.whole ? 'whole' : 'partly') : null },
           rec ? [rec.whole ? 'recovered at ' : 'partly reversed at ', el('code', { text: short(rec.commit) }), ` (${pct1(rec.change)})`] : 'not reversed'),
         el('td', { class: 'act' }, el('button', { type: 'button', class: 'dismiss', 'aria-label': (e.dismissed ? 'Restore ' : 'Dismiss ') + e.series + ' at ' + short(e.commit),

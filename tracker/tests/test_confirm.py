@@ -1,0 +1,354 @@
+"""Change points confirmed in lockstep (issue 47): one event per change (detect/events.py), the
+append-only confirmations store, what the checks make of an event, and `benchtrack confirm` end
+to end: a real git history of a known-cost Perl suite (test_gate_e2e's), the real gate for every
+A/B, a step bisected to its merge and a blip refuted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+from test_detect_history import RUNNER, levels, run_entry, sha, write_history
+from test_gate_e2e import CONFIG, bench, commit, git
+
+from benchtrack import detect
+from benchtrack.cli import main
+from benchtrack.confirm import bisect, status, store
+from benchtrack.detect import events
+from benchtrack.detect.publish import SCHEMA as CHANGES_SCHEMA
+from benchtrack.errors import BadInput
+
+OTHER = "ubuntu-latest-1cpu"
+
+
+def change(series, runner, at, *, bad=True, pct=-0.1, base=None):
+    return {
+        "series": series,
+        "runner": runner,
+        "commit": sha(at),
+        "base": base if base is not None else sha(at - 1),
+        "change": pct,
+        "before": 100.0,
+        "after": 100.0 * (1 + pct),
+        "unit": "items/s",
+        "regression": bad,
+        "first_seen": f"2026-04-{at:02d}T00:00:00Z",
+    }
+
+
+POSITION = {sha(i): i for i in range(60)}
+
+
+# --- one event per change ---------------------------------------------------------------------
+
+
+def test_a_benchmarks_series_and_sizes_a_few_commits_apart_are_one_event() -> None:
+    found = events.group(
+        [
+            change("rust/g/a", RUNNER, 30, pct=-0.10),
+            change("rust/g/a (instructions)", RUNNER, 31, pct=0.12, bad=True),
+            change("rust/g/a", OTHER, 32, pct=-0.14),
+            change("rust/g/a", RUNNER, 40, pct=-0.05),  # 8 commits on: another change
+            change("rust/g/a", OTHER, 33, pct=0.2, bad=False),  # back the other way: another
+            change("rust/g/b", RUNNER, 30),  # another benchmark
+            change("rust/g/c", RUNNER, 70),  # a commit not in the history shown: left out
+        ],
+        POSITION,
+    )
+    assert [(e["benchmark"], e["commit"], e["regression"]) for e in found] == [
+        ("rust/g/a", sha(40), True),
+        ("rust/g/a", sha(33), False),
+        ("rust/g/a", sha(30), True),
+        ("rust/g/b", sha(30), True),
+    ]
+    one = found[2]
+    assert one["id"] == f"rust/g/a@{sha(30)}:regression" and one["runners"] == [OTHER, RUNNER]
+    assert [(p["series"], p["runner"], p["change"]) for p in one["parts"]] == [
+        ("rust/g/a", RUNNER, -0.10),
+        ("rust/g/a (instructions)", RUNNER, 0.12),
+        ("rust/g/a", OTHER, -0.14),
+    ]  # each part's own figures kept
+    assert one["change"] == pytest.approx(-0.12)  # the wall-time parts' median
+    assert one["commits"] == [sha(30), sha(31), sha(32)]
+    assert one["first_seen"] == "2026-04-30T00:00:00Z"
+    # the A/B that checks it on each size: the commit before its first part there, its last part
+    assert events.span(one, RUNNER) == (sha(29), sha(31))
+    assert events.span(one, OTHER) == (sha(31), sha(32))
+    assert events.span(one, "local-8cpu") is None
+    # a chain of steps 3 apart is one event; 4 apart is two
+    chain = [change("rust/g/a", RUNNER, at) for at in (10, 13, 16)]
+    assert len(events.group(chain, POSITION)) == 1
+    assert len(events.group([*chain[:1], change("rust/g/a", RUNNER, 14)], POSITION)) == 2
+
+
+def test_detect_writes_the_events_and_each_change_names_its_commit_before(tmp_path: Path) -> None:
+    n, at = 40, 24
+    root = tmp_path / "h"
+    for runner, seed, step in ((RUNNER, 1, at), (OTHER, 5, at + 1)):
+        a, b = levels(n, step, 0.85, seed), levels(n, None, 1.0, seed + 1)
+        runs = [run_entry(i, {"rust/g/a": a[i], "rust/g/b": b[i]}) for i in range(n)]
+        write_history(root, {runner: runs}, runner)
+    report = detect.analyse(root, write=True)
+    assert {(c.runner, c.commit, c.base) for c in report.changes} == {
+        (RUNNER, sha(at), sha(at - 1)),
+        (OTHER, sha(at + 1), sha(at)),
+    }
+    doc = orjson.loads((root / "bench" / "changes.json").read_bytes())
+    assert doc["schema"] == CHANGES_SCHEMA
+    [event] = doc["events"]
+    assert event["benchmark"] == "rust/g/a" and event["commit"] == sha(at)
+    assert event["runners"] == sorted([RUNNER, OTHER]) and len(event["parts"]) == 2
+
+
+# --- the store: append-only, validated --------------------------------------------------------
+
+
+def check(benchmark="rust/g/a", runner=RUNNER, base=None, head=None, outcome="regression"):
+    base, head = base or sha(29), head or sha(30)
+    return {
+        "event": f"{benchmark}@{head}",
+        "benchmark": benchmark,
+        "runner": runner,
+        "base": base,
+        "head": head,
+        "expected": "regression",
+        "outcome": outcome,
+        "confirmed": outcome == "regression",
+        "rows": [{"series": benchmark, "verdict": "regressed", "change": -0.1}],
+        "checked": "2026-04-30T00:00:00Z",
+        "run": None,
+        "culprit": None,
+    }
+
+
+def test_checks_are_appended_never_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "bench" / store.FILENAME
+    store.append(path, [check()])
+    first = path.read_bytes()
+    store.append(path, [check(outcome="noise"), check(benchmark="rust/g/b")])
+    got = store.read(path)
+    assert [(c["benchmark"], c["outcome"]) for c in got] == [
+        ("rust/g/a", "regression"),
+        ("rust/g/a", "noise"),
+        ("rust/g/b", "regression"),
+    ]
+    assert json.loads(first)["checks"] == got[:1]  # the old checks as they were, first
+    # the latest check of a key wins for the status; the older one stays in the file
+    assert store.latest(got)[("rust/g/a", RUNNER, sha(29), sha(30))]["outcome"] == "noise"
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda d: d.update(schema="benchtrack.changes/1"), "schema"),
+        (lambda d: d.update(checks={}), "checks"),
+        (lambda d: d["checks"][0].update(outcome="slower"), "checks[0].outcome"),
+        (lambda d: d["checks"][0].pop("base"), "checks[0].base"),
+        (lambda d: d["checks"][0].update(confirmed=False), "checks[0].confirmed"),
+        (lambda d: d["checks"][0].update(rows="x"), "checks[0].rows"),
+    ],
+)
+def test_a_damaged_store_is_refused_naming_the_field_and_never_overwritten(
+    tmp_path: Path, edit, field: str
+) -> None:
+    path = tmp_path / store.FILENAME
+    doc = {"schema": store.SCHEMA, "checks": [check()]}
+    edit(doc)
+    path.write_text(json.dumps(doc))
+    before = path.read_bytes()
+    with pytest.raises(BadInput) as err:
+        store.append(path, [check(benchmark="rust/g/b")])
+    assert err.value.exit_code == 2 and str(path) in str(err.value) and field in str(err.value)
+    assert path.read_bytes() == before
+
+
+def test_a_bad_new_check_writes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / store.FILENAME
+    store.append(path, [check()])
+    before = path.read_bytes()
+    with pytest.raises(BadInput, match=r"checks\[1\]\.outcome"):
+        store.append(path, [check(outcome="faster")])
+    assert path.read_bytes() == before
+    path.write_text("{not json")
+    with pytest.raises(BadInput, match="confirmations"):
+        store.read(path)
+
+
+# --- what the checks make of an event ---------------------------------------------------------
+
+
+def test_an_event_is_confirmed_noise_or_a_candidate() -> None:
+    [event] = events.group(
+        [change("rust/g/a", RUNNER, 30), change("rust/g/a", OTHER, 31)], POSITION
+    )
+    on_one = check(base=sha(29), head=sha(30))
+    assert status.of(event, {})["status"] == status.CANDIDATE
+    refuted = store.latest([{**on_one, "outcome": "noise", "confirmed": False}])
+    assert status.of(event, refuted)["status"] == status.CANDIDATE  # one size left to check
+    other = check(runner=OTHER, base=sha(30), head=sha(31), outcome="noise")
+    both = store.latest([{**on_one, "outcome": "noise", "confirmed": False}, other])
+    assert status.of(event, both)["status"] == status.NOISE
+    assert status.of(event, store.latest([on_one]))["status"] == status.CONFIRMED
+    # the sizes left to check
+    assert [s for _, s in status.to_check([event], [on_one], OTHER)] == [(sha(30), sha(31))]
+    assert status.to_check([event], [on_one], RUNNER) == []
+
+
+def test_bisect_finds_the_first_stepped_commit_in_log2_probes() -> None:
+    commits = [f"c{i}" for i in range(1, 9)]
+    for culprit in range(8):
+        asked: list[str] = []
+
+        def stepped(c: str, at=culprit, asked=asked) -> bool:
+            asked.append(c)
+            return commits.index(c) >= at
+
+        found = bisect.search(commits, stepped)
+        assert found.culprit == commits[culprit] and len(asked) <= 3
+    stops = bisect.search(commits, lambda c: None)
+    assert stops.culprit is None and (stops.low, stops.high) == (0, 7)
+    assert bisect.pr_number("Merge pull request #42 from o/b\n\nx") == 42
+    assert bisect.pr_number("walk: fewer allocations (#7)\n\nbody (#9)") == 7
+    assert bisect.pr_number("no number here") is None
+
+
+# --- `benchtrack confirm` on a real git history, the real gate for each A/B -------------------
+
+
+@pytest.fixture
+def merged(tmp_path: Path) -> tuple[Path, list[str]]:
+    """main: a base, then four merges; the second makes `square` do twice the work."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    base = bench(3000, 1000)
+    c0 = commit(
+        repo,
+        "base",
+        {"benchtrack.toml": CONFIG, ".gitignore": "/target/\n", "bench.pl": base},
+    )
+    slower = bench(6000, 1000)
+    c1 = commit(repo, "Merge pull request #11 from o/docs", {"bench.pl": base + "# docs\n"})
+    c2 = commit(repo, "square: a second pass (#12)", {"bench.pl": slower})
+    c3 = commit(repo, "comment (#13)", {"bench.pl": slower + "# c3\n"})
+    c4 = commit(repo, "comment (#14)", {"bench.pl": slower + "# c4\n"})
+    return repo, [c0, c1, c2, c3, c4]
+
+
+def history_with(root: Path, changes: list[dict]) -> Path:
+    position = {c["commit"]: i for i, c in enumerate(changes)}
+    doc = {
+        "schema": CHANGES_SCHEMA,
+        "changes": changes,
+        "events": events.group(changes, position),
+    }
+    (root / "bench").mkdir(parents=True)
+    (root / "bench" / "changes.json").write_bytes(orjson.dumps(doc))
+    return root
+
+
+def test_confirm_bisects_a_real_step_and_refutes_a_blip(
+    merged: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    repo, c = merged
+    step = {**change("perl/fixture/square", "local-1cpu", 0), "commit": c[4], "base": c[0]}
+    blip = {**change("perl/fixture/cube", "local-1cpu", 0), "commit": c[3], "base": c[2]}
+    history = history_with(tmp_path / "pages", [step, blip])
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("NO_COLOR", "1")
+    argv = ["confirm", str(history), "--runner", "local-1cpu", "--gate-arg=--rounds=3"]
+    assert main([*argv, "--list"]) == 0
+    assert [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()] == [
+        "perl/fixture/cube",  # newest first
+        "perl/fixture/square",
+    ]
+    assert main([*argv, "--json"]) == 0
+    checks = store.read(store.path_of(history))
+    by = {x["benchmark"]: x for x in checks}
+    square, cube = by["perl/fixture/square"], by["perl/fixture/cube"]
+    assert (square["base"], square["head"]) == (c[0], c[4])
+    assert square["outcome"] == "regression" and square["confirmed"]
+    assert square["rows"][0]["series"] == "perl/fixture/square"
+    assert square["rows"][0]["verdict"] == "regressed" and square["rows"][0]["change"] < -0.3
+    # bisected over the four merges in two probes to the one that doubled the work, its PR named
+    culprit = square["culprit"]
+    assert culprit["commit"] == c[2] and culprit["pr"] == 12
+    assert [p["commit"] for p in culprit["probes"]] == [c[2], c[1]]
+    assert [p["stepped"] for p in culprit["probes"]] == [True, False]
+    assert cube["outcome"] == "noise" and not cube["confirmed"] and cube["culprit"] is None
+    # what the dashboard makes of them, and nothing left to check on this size
+    found = store.latest(checks)
+    doc = orjson.loads((history / "bench" / "changes.json").read_bytes())
+    told = {e["benchmark"]: status.of(e, found)["status"] for e in doc["events"]}
+    assert told == {"perl/fixture/square": "confirmed", "perl/fixture/cube": "noise"}
+    capsys.readouterr()
+    assert main([*argv, "--list"]) == 0 and capsys.readouterr().out == ""
+    # a size none of the events was seen on has none of them to check
+    assert main(["confirm", str(history), "--runner", "local-2cpu", "--list"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_confirm_bad_input_exits_2_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    history = history_with(tmp_path / "pages", [change("rust/g/a", RUNNER, 3)])
+    path = store.path_of(history)
+    path.write_text('{"schema": "benchtrack.confirmations/1", "checks": [{"event": 1}]}')
+    before = path.read_bytes()
+    assert main(["confirm", str(history), "--runner", RUNNER]) == 2
+    err = capsys.readouterr().err
+    assert "confirmations.json" in err and "checks[0].event" in err and "Traceback" not in err
+    assert path.read_bytes() == before
+    (history / "bench" / "changes.json").write_text('{"schema": "x"}')
+    assert main(["confirm", str(history), "--runner", RUNNER]) == 2
+    assert "events" in capsys.readouterr().err
+    assert main(["confirm", "--runner", RUNNER]) == 2  # neither HISTORY nor --publish
+
+
+def test_confirm_publish_appends_on_gh_pages_and_rebuilds_the_dashboard(
+    merged: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    # The scheduled job's command: gh-pages read from origin, the check and the dashboard pushed
+    # there in one commit, the history's data.js untouched; a second run has nothing to do.
+    repo, c = merged
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    git(repo, "remote", "add", "origin", str(origin))
+    git(repo, "push", "-q", "origin", "main")
+    pages = tmp_path / "pages"
+    runs = [run_entry(i, {"perl/fixture/cube": 1e6, "perl/fixture/square": 1e6}) for i in range(5)]
+    for i, run in enumerate(runs):
+        run["commit"]["id"] = c[i]
+    write_history(pages, {"local-1cpu": runs}, "local-1cpu")
+    blip = {**change("perl/fixture/cube", "local-1cpu", 0), "commit": c[3], "base": c[2]}
+    doc = {"schema": CHANGES_SCHEMA, "changes": [blip]}
+    doc["events"] = events.group([blip], {c[3]: 3})
+    (pages / "bench" / "changes.json").write_bytes(orjson.dumps(doc))
+    git(repo, "checkout", "-q", "--orphan", "gh-pages")
+    git(repo, "rm", "-rq", "--cached", ".")
+    git(repo, "--work-tree", str(pages), "add", "bench")
+    git(repo, "--work-tree", str(pages), "commit", "-q", "-m", "history")
+    git(repo, "push", "-q", "origin", "gh-pages")
+    git(repo, "checkout", "-q", "-f", "main")
+    git(repo, "branch", "-q", "-D", "gh-pages")
+    data_js = git(repo, "rev-parse", "origin/gh-pages:bench/local-1cpu/data.js")
+    monkeypatch.chdir(repo)
+    argv = ["confirm", "--publish", "--runner", "local-1cpu", "--gate-arg=--rounds=3", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(x["benchmark"], x["outcome"]) for x in out["checks"]] == [
+        ("perl/fixture/cube", "noise")
+    ]
+    git(repo, "fetch", "-q", "origin", "gh-pages")
+    shown = git(repo, "show", "origin/gh-pages:bench/confirmations.json")
+    assert [x["head"] for x in json.loads(shown)["checks"]] == [c[3]]
+    index = git(repo, "show", "origin/gh-pages:dashboard/data/index.js")
+    site = json.loads(index.removeprefix("window.BENCHTRACK_INDEX=").rstrip().rstrip(";"))
+    assert [(e["benchmark"], e["status"]) for e in site["events"]] == [
+        ("perl/fixture/cube", "noise")
+    ]
+    assert git(repo, "rev-parse", "origin/gh-pages:bench/local-1cpu/data.js") == data_js
+    tip = git(repo, "rev-parse", "origin/gh-pages")
+    assert main(argv) == 0 and json.loads(capsys.readouterr().out)["checks"] == []
+    git(repo, "fetch", "-q", "origin", "gh-pages")
+    assert git(repo, "rev-parse", "origin/gh-pages") == tip
