@@ -13,8 +13,9 @@ of its wall time (21) and of its count where the gate counts it (3), in a random
 twice (as `evaluate` draws a pseudo-PR), each round's log-ratio shifted by the true change
 between the A/B's two commits on that size (the simulation's truth), judged by the gate's own
 verdict code (gate/verdict.sequential) as the gate runs with benchtrack.toml's [gate] and
-[gate.confirm]: one benchmark measured (the --filter), screening then confirmation (`ab`). A confirmed range of
-several merges is bisected with benchtrack.confirm.bisect.search, each probe drawn the same way.
+[gate.confirm]: one benchmark measured (the --filter), screening then confirmation (`ab`). A
+confirmed range of several merges is bisected with benchtrack.confirm.bisect.search, each probe
+drawn the same way.
 
 Figures: the events listed as confirmed, how many are real (a true step of that benchmark at the
 commit the event names: the bisect's, else the A/B's head when base..head is one merge), the
