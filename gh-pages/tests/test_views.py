@@ -72,7 +72,9 @@ def test_scaling_never_stays_blank(sim: Simulated, desk: Watched) -> None:
 
 
 def test_nothing_overflows_a_400px_phone(sim: Simulated, browser: object, shots: Path) -> None:
-    context = browser.new_context(**{**PHONE, "viewport": {"width": 400, "height": 800}})
+    context = browser.new_context(
+        **context_options(**{**PHONE, "viewport": {"width": 400, "height": 800}})
+    )
     page = Watched(context.new_page())
     p = page.page
     for fragment, ready in VIEWS:
