@@ -1,10 +1,12 @@
 """The tracker's tests: the longest files first.
 
 `cargo make test` runs these on pytest-xdist workers a file at a time (--dist loadfile), each
-file handed to the next free worker in collection order. Collected alphabetically, the longest
-files (the workflow engine's) came last and one worker ran them alone at the end; longest first,
-the others fill in around them. The list is by the durations `test-tracker` prints; a file not
-named keeps its place after them.
+file handed to the next free worker in collection order. That order is this list's only with
+`--no-loadscope-reorder` (tracker/tasks.toml): by default xdist 3 sorts the files by how many tests
+they hold, which put the one-test workflow-engine files last, where one worker ran them alone
+at the end. The list is by the wall spans in the "CPU seconds by file" summary (the root
+conftest.py) of a full run; a file not named keeps its place after them. A worker whose file
+holds two tests or fewer is handed the next file at once, so the first eight start in pairs.
 """
 
 from __future__ import annotations
@@ -12,22 +14,24 @@ from __future__ import annotations
 import pytest
 
 LONGEST_FIRST = (
-    "test_workflows_engine.py",
-    "test_lockstep_rust.py",
     "test_adopt_lockstep.py",
-    "test_lockstep_harnesses.py",
-    "test_workflows_engine_pr.py",
-    "test_workflows_local.py",
-    "test_workflows_engine_shards.py",
+    "test_workflows_engine.py",
     "test_publish_faults_corrupt.py",
-    "test_publish_faults_race.py",
-    "test_publish_faults_killed.py",
-    "test_lockstep.py",
-    "test_stepworkers.py",
+    "test_workflows_local.py",
     "test_workflows_engine_adopter.py",
-    "test_callgrind.py",
-    "test_setup_uv.py",
+    "test_workflows_engine_shards.py",
     "test_adopt.py",
+    "test_callgrind.py",
+    "test_publish_faults_race.py",
+    "test_gate_e2e.py",
+    "test_diagnose_measure.py",
+    "test_workflows_engine_pr.py",
+    "test_lockstep_rust.py",
+    "test_stepworkers.py",
+    "test_publish_faults_killed.py",
+    "test_lockstep_harnesses.py",
+    "test_lockstep.py",
+    "test_setup_uv.py",
 )
 
 
