@@ -47,6 +47,14 @@ def load_index(site: Path) -> dict:
 
 
 CULPRIT_PR = 5
+# The gate's diagnosis of the confirmed loss, as gate.json has it; its syscall name is the run's
+# (untrusted): the page must show it as text.
+HOSTILE = "<img src=x onerror=alert(1)>"
+DIAGNOSIS = {"status": "ok", "loss": 0.2, "kinds": [
+    {"kind": "parallelism", "share": 0.9, "base_threads": 1.9, "head_threads": 1.0,
+     "base_busy": 2, "head_busy": 1},
+    {"kind": "syscalls", "share": 0.1, "syscalls": [{"name": HOSTILE, "base": 0.0, "head": 1.0}]},
+]}  # fmt: skip
 
 
 def checks_for(history: Path) -> list[dict]:
@@ -68,7 +76,8 @@ def checks_for(history: Path) -> list[dict]:
                 "outcome": "regression" if real else "noise",
                 "confirmed": real,
                 "rows": [{"series": c["series"], "verdict": "regressed" if real else "unchanged",
-                          "change": -0.2 if real else 0.001, "lo": -0.25, "hi": -0.15}],
+                          "change": -0.2 if real else 0.001, "lo": -0.25, "hi": -0.15,
+                          "diagnosis": DIAGNOSIS if real else None}],
                 "checked": "2026-04-01T00:00:00Z",
                 "run": "https://github.com/o/r/actions/runs/1" if real else None,
                 "culprit": {"commit": c["commit"], "pr": CULPRIT_PR, "subject": "s", "probes": []}
@@ -196,6 +205,11 @@ def test_regressions_list_from_the_overview(stepped: Built, page: Watched, shots
             assert row.locator(".culprit").get_attribute("data-commit") == commit_id(at)
             assert f"(#{CULPRIT_PR})" in cell.inner_text()
             assert cell.locator("a").get_attribute("href").endswith("/actions/runs/1")
+            why = cell.locator(".why").inner_text()  # the gate's diagnosis, its names as text
+            assert why.startswith("why: lost parallelism: base ran 1.9 threads at once, head 1.0")
+            assert f"+1 {HOSTILE} a call" in why and cell.locator("img").count() == 0
+        else:
+            assert cell.locator(".why").count() == 0
     assert "1 regression confirmed" in p.locator("#changes-table caption").inner_text()
     first = rows.first
     assert first.get_attribute("data-commit") == commit_id(STEP_XSS_AT)

@@ -352,3 +352,29 @@ def test_confirm_publish_appends_on_gh_pages_and_rebuilds_the_dashboard(
     assert main(argv) == 0 and json.loads(capsys.readouterr().out)["checks"] == []
     git(repo, "fetch", "-q", "origin", "gh-pages")
     assert git(repo, "rev-parse", "origin/gh-pages") == tip
+
+
+def test_a_checks_diagnosis_is_shown_as_plain_text_and_a_bad_one_is_refused_naming_it() -> None:
+    """The dashboard's "why" beside a confirmed event: the gate's line without its Markdown; the
+    diagnosis read back as the PR comment reads a PR's (it came from a run's gate.json)."""
+    diagnosis = {
+        "status": "ok",
+        "loss": 0.25,
+        "kinds": [
+            {
+                "kind": "syscalls",
+                "share": 1.0,
+                "syscalls": [{"name": "fsync", "base": 0, "head": 1}],
+            }
+        ],
+    }
+    made = check()
+    made["rows"] = [{"series": "rust/g/a", "verdict": "regressed", "diagnosis": diagnosis}]
+    assert status.why(made, Path("confirmations.json")) == (
+        "syscalls: +1 fsync a call (all of this run's wall time a call +25.0%)"
+    )
+    made["rows"][0]["diagnosis"] = {"status": "ok", "kinds": [{"kind": "luck"}]}
+    with pytest.raises(BadInput, match=r"rows\[0\]\.diagnosis.*kinds\[0\]\.kind"):
+        status.why(made, Path("confirmations.json"))
+    made["rows"][0]["diagnosis"] = None
+    assert status.why(made, Path("confirmations.json")) is None

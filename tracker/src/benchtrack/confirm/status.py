@@ -3,11 +3,15 @@ still a candidate; and which events a runner size has left to check."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from benchtrack.confirm import store
 from benchtrack.detect.events import span
+from benchtrack.gate.diagnose import check as diagnosis_check
+from benchtrack.gate.diagnose import text
 
 CONFIRMED, NOISE, CANDIDATE = "confirmed", "noise", "candidate"
 
@@ -46,3 +50,16 @@ def to_check(
         if s is not None and (e["benchmark"], runner, *s) not in done:
             out.append((e, s))
     return out
+
+
+def why(check: Mapping[str, Any], source: Path) -> str | None:
+    """The gate's "Why it is slower" line of a check's first diagnosed row, as plain text (the
+    dashboard sets it as text: names from the run stay inert), or None. The diagnosis is read as
+    the PR comment reads a PR's: checked field by field, a bad one exit 2 naming it."""
+    for i, row in enumerate(check.get("rows", [])):
+        if row.get("diagnosis") is None:
+            continue
+        field = f"checks[event {check.get('event')!r}].rows[{i}].diagnosis"
+        line = text.line(diagnosis_check.entry(row["diagnosis"], source, field))
+        return re.sub(r"`([^`]*)`", r"\1", line).replace("**", "")
+    return None

@@ -14,11 +14,9 @@ from typing import Any
 import numpy as np
 import orjson
 
-from benchtrack.confirm import status as confirm_status
-from benchtrack.confirm import store as confirm_store
 from benchtrack.dashboard import expected, machines
+from benchtrack.dashboard.events import change_events_of
 from benchtrack.dashboard.read import SiteHistory
-from benchtrack.detect import events
 from benchtrack.history import companion
 
 SCHEMA = "benchtrack.site/1"
@@ -177,60 +175,6 @@ def _index_changes(
     return out
 
 
-def _index_events(
-    history: SiteHistory, position: dict[str, int], changes: list[dict]
-) -> list[dict]:
-    """One event per change (detect/events.py) over the change points the index lists, each
-    with what the lockstep checks (bench/confirmations.json) make of it: `status` confirmed,
-    noise (checked, never counted) or candidate; its checks' figures; the commit a bisect named.
-    `parts` are indices into `changes` (the index's list), each part's figures kept there."""
-    listed = {(c["series"], c["runner"], c["commit"]): k for k, c in enumerate(changes)}
-    known = [c for c in history.changes if (c["series"], c["runner"], c["commit"]) in listed]
-    checks = confirm_store.latest(history.checks)
-    out = []
-    for e in events.group(known, position):
-        told = confirm_status.of(e, checks)
-        culprit = told["culprit"]
-        parts = [listed[(p["series"], p["runner"], p["commit"])] for p in e["parts"]]  # indices
-        out.append(
-            {
-                "id": e["id"],
-                "benchmark": e["benchmark"],
-                "regression": e["regression"],
-                "commit": e["commit"],
-                "i": position[e["commit"]],
-                "runners": e["runners"],
-                "change": e["change"],
-                "new": any(changes[k]["new"] for k in parts),
-                "parts": parts,
-                "status": told["status"],
-                "checks": [
-                    {
-                        "runner": c["runner"],
-                        "outcome": c["outcome"],
-                        "confirmed": c["confirmed"],
-                        "rows": [
-                            {k: r.get(k) for k in ("series", "verdict", "change", "lo", "hi")}
-                            for r in c.get("rows", [])
-                        ],
-                        "run": c.get("run"),
-                        "checked": c["checked"],
-                    }
-                    for c in told["checks"]
-                ],
-                "culprit": None
-                if culprit is None
-                else {
-                    "commit": culprit["commit"],
-                    "i": position.get(culprit["commit"]),
-                    "pr": culprit.get("pr"),
-                    "subject": culprit.get("subject", ""),
-                },
-            }
-        )
-    return out
-
-
 def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
     """The index and per-group payloads the dashboard reads, from the parsed history; suites in
     `suite_order` (benchtrack.toml's [bench.suites], benchtrack.suites.order) come first."""
@@ -369,7 +313,7 @@ def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
         suites.setdefault(suite, []).append(entry)
 
     changes = _index_changes(history, position, metas, last_update)
-    change_events = _index_events(history, position, changes)
+    change_events = change_events_of(history, position, changes)
     repo_url = next(
         (_repo_from_commit_url(c["url"]) for c in reversed(order) if "/commit/" in c["url"]), ""
     )

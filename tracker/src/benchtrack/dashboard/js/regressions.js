@@ -31,6 +31,9 @@
     }
     const run = e.checks.find((c) => c.run);
     if (run && /^https?:\/\//i.test(run.run)) cell.append(' ', el('a', { href: run.run, rel: 'noopener', text: 'run' }));
+    // the gate's diagnosis of the loss (its "Why it is slower" line), as text: names are the run's
+    const why = e.checks.find((c) => c.why);
+    if (why) cell.append(el('div', { class: 'why', text: 'why: ' + why.why }));
     return cell;
   }
 
