@@ -10,7 +10,6 @@ side) and anything else leave the event unchecked, to be tried again next time.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,7 @@ from typing import Any
 import orjson
 
 from benchtrack.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_REGRESSION, BadInput
+from benchtrack.gate import confirm as gate_confirm
 from benchtrack.history import companion
 from benchtrack.stats import IMPROVED, REGRESSED
 
@@ -31,8 +31,7 @@ ROW_FIELDS = ("verdict", "change", "lo", "hi", "base", "head", "unit", "stage", 
 def name_filter(benchmark: str) -> str:
     """The gate's --filter for one benchmark, whichever way a harness matches (gate/confirm.py's
     rule: the full name, or criterion's id without the suite's first segment)."""
-    forms = sorted({benchmark, benchmark.split("/", 1)[-1]})
-    return "^(?:" + "|".join(re.escape(f) for f in forms) + ")$"
+    return gate_confirm.names_filter([benchmark])
 
 
 @dataclass

@@ -68,7 +68,11 @@ def name_filter(rows: list[Row]) -> str:
     """A regular expression for BENCH_FILTER that selects exactly the candidates' benchmarks,
     whichever way a harness matches: the full name, or (criterion, whose ids lack the suite's
     `rust/` prefix) the name without its first segment."""
-    names = sorted({split_key(r.name)[0] for r in rows})
+    return names_filter({split_key(r.name)[0] for r in rows})
+
+
+def names_filter(names) -> str:
+    """`name_filter` of benchmark names (benchtrack confirm's one benchmark)."""
     forms = sorted({form for n in names for form in (n, n.split("/", 1)[-1])})
     return "^(?:" + "|".join(re.escape(f) for f in forms) + ")$"
 
