@@ -222,9 +222,11 @@ def test_merge_pairs_common_names_and_measures_one_sided_ones_alone(tmp_path: Pa
     assert all(
         x > 0 and math.isfinite(x) for b in out.benchmarks for s in b.samples.values() for x in s
     )
-    # Throughput is elements x calls / seconds: t/beta's calls sleep 4 ms, so at most 2500/s.
+    # Throughput is elements x calls / seconds: t/beta's calls sleep 4 ms, so at most 2500/s;
+    # one element a call would give at most 250/s. The floor leaves a 4 ms call 40 ms of a busy
+    # machine (beside the tracker's heavy tests one read 913/s: a 1000/s floor failed CI).
     for x in got["t/beta"].samples["base"] + got["t/beta"].samples["head"]:
-        assert 1000 < x <= 2500
+        assert 250 < x <= 2500
     assert_stopped(workers)
     log = (tmp_path / "logs" / "head.log").read_text()
     assert "worker head done" in log and "lockstep, cpu" in log
