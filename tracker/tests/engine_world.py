@@ -41,7 +41,6 @@ pin = true
 enabled = true
 """
 PYTHON_GATE_FILTER = re.compile(r'(?m)^BENCH_FILTER = "\^python/\(sleep/\|cpu/.*$')
-GATE_ENV = {"BENCH_SUITES": "python", "BENCH_FILTER": r"sleep/(gather|sequential)"}
 SLOW = "python/sleep/gather"
 MARKER = "<!-- benchtrack-gate -->"
 
@@ -51,8 +50,9 @@ needs_engine = pytest.mark.skipif(
 )
 
 
-def make_world(tmp_path_factory):
-    """A module fixture's body: origin, the developer's clone, the engine (closed after)."""
+def make_world(tmp_path_factory, sleeps: str = "gather|sequential"):
+    """A module fixture's body: origin, the developer's clone, the engine (closed after).
+    `sleeps`: the python gate suite's benchmarks, python/sleep/(`sleeps`)."""
     tmp = tmp_path_factory.mktemp("engine")
     origin = tmp / "origin.git"
     run(tmp, "git", "clone", "-q", "--bare", "--no-local", str(REPO), str(origin))
@@ -63,15 +63,21 @@ def make_world(tmp_path_factory):
     git(dev, "checkout", "-q", "-B", "main", git(REPO, "rev-parse", "HEAD"))
     (dev / ".github/bench-runners.toml").write_text(RUNNERS)
     # The python gate suite's harness loads only the benchmarks the PR tests gate: the gate's
-    # --filter (GATE_ENV) only skips the rest after their warm-up, every round.
+    # filter (run_pr_gate's BENCH_FILTER) only skips the rest after their warm-up, every round.
     config = dev / "benchtrack.toml"
     text, n = PYTHON_GATE_FILTER.subn(
-        'BENCH_FILTER = "^python/sleep/(gather|sequential)$"', config.read_text()
+        f'BENCH_FILTER = "^python/sleep/({sleeps})$"', config.read_text()
     )
     assert n == 1, "benchtrack.toml: the python gate suite's BENCH_FILTER"
-    # A candidate's confirmation in 4 rounds, not up to 16: the sleep doubled is regressed in
-    # the screening's 5 rounds, and what the tests check is the workflows' wiring, not how a
-    # noisy unchanged candidate is decided (test_gate_confirm.py, test_gate_e2e.py).
+    # The screening in 3 rounds (the fewest the gate takes), a candidate's confirmation in 4, not
+    # 5 and up to 16: each round starts a worker on each side. The sleep doubled is regressed in
+    # 3: its interval stays below 0 unless the rounds' log-ratios spread with a standard
+    # deviation near 5% (a t interval on 2 degrees of freedom at alpha / 2 / 3 jobs over two
+    # series), where a sleep's rounds agree to 0.01-0.10% (benchtrack.toml, the python gate
+    # suite). What the tests check is the workflows' wiring, not how a noisy candidate is
+    # decided (test_gate_confirm.py, test_gate_e2e.py).
+    text, n = re.subn(r"(?ms)^(\[gate\]\n.*?^)rounds = \d+$", r"\g<1>rounds = 3", text, count=1)
+    assert n == 1, "benchtrack.toml: [gate]'s rounds"
     text, n = re.subn(r"(?m)^\[gate\.confirm\]\nrounds = \d+\nlooks = \[[\d, ]*\]$",
                       "[gate.confirm]\nrounds = 4\nlooks = []", text)  # fmt: skip
     assert n == 1, "benchtrack.toml: [gate.confirm]'s rounds and looks"
@@ -80,12 +86,12 @@ def make_world(tmp_path_factory):
         dev,
         "commit",
         "-qam",
-        "engine test: two runner sizes, the python gate suite's sleeps, 4 confirmation rounds",
+        "engine test: two runner sizes, the python gate suite's sleeps, 3 + 4 rounds",
     )
     git(dev, "push", "-q", "-f", "origin", "main")
     git(origin, "symbolic-ref", "HEAD", "refs/heads/main")
     engine = Engine(tmp, origin)
-    yield {"tmp": tmp, "origin": origin, "dev": dev, "engine": engine}
+    yield {"tmp": tmp, "origin": origin, "dev": dev, "engine": engine, "sleeps": sleeps}
     engine.close()
 
 
@@ -150,8 +156,9 @@ def run_pr_gate(world, made: dict, run_id: int) -> Run:
     where = workdir(world, f"pr-gate-{pr['number']}", made["merge"])
     event = {"action": "synchronize", "number": pr["number"], "pull_request": pr,
              "repository": event_repository()}  # fmt: skip
+    env = {"BENCH_SUITES": "python", "BENCH_FILTER": f"sleep/({world['sleeps']})"}
     return world["engine"].run(where, ".github/workflows/pr-gate.yml", "pull_request", event,
-                               env=GATE_ENV, run_id=run_id)  # fmt: skip
+                               env=env, run_id=run_id)  # fmt: skip
 
 
 def run_pr_comment(world, made: dict, gate: Run, run_id: int, attempt: int = 1) -> Run:

@@ -26,7 +26,8 @@ pytestmark = needs_engine
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    yield from make_world(tmp_path_factory)
+    # the slowed sleep alone: nothing unchanged to screen or confirm (the sharded test gates both)
+    yield from make_world(tmp_path_factory, sleeps="gather")
 
 
 def test_pull_request_gate_fails_on_a_slowdown_and_the_comment_is_posted(world):

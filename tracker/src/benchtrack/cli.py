@@ -42,7 +42,8 @@ def exit_code_help(width: int = 98) -> str:
     return "\n".join(lines)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """Every subcommand; with `argv`, only the one it names, when it names one (commands.load)."""
     parser = _Parser(
         prog="benchtrack",
         description="Continuous performance-regression tracking for the benchtrack suites.",
@@ -51,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"benchtrack {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in commands.load():
+    for module in commands.load(argv):
         p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
@@ -67,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     # Outside the main thread (an embedding program) signal() refuses: leave its handlers alone.
     with contextlib.suppress(ValueError):
         signal.signal(signal.SIGTERM, _terminated)
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

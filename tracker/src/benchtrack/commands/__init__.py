@@ -41,5 +41,14 @@ COMMANDS: list[str] = [
 ]
 
 
-def load() -> list[ModuleType]:
+def load(argv: list[str] | None = None) -> list[ModuleType]:
+    """Every command's module; only the one `argv` names when its module is `NAME` spelled with
+    underscores (the others' imports, numpy's and scipy's among them, cost a command that does
+    not use them about a second of CPU at every start)."""
+    first = next((a for a in argv or [] if not a.startswith("-")), None)
+    name = first.replace("-", "_") if first else None
+    if name in COMMANDS:
+        module = importlib.import_module(f"benchtrack.commands.{name}")
+        if first == module.NAME:
+            return [module]
     return [importlib.import_module(f"benchtrack.commands.{name}") for name in COMMANDS]
