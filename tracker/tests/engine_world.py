@@ -1,6 +1,7 @@
-"""What the workflow-engine tests share: a local bare `origin` holding this commit (plus one
-commit that lists two runner sizes, the tests' own configuration), a developer's clone pushing
-to it, act's view of a commit, and a pull request's refs, events and runs.
+"""What the workflow-engine tests share: a local bare `origin` holding this commit's tree
+(test_workflows_local.origin_and_clone; plus one commit that lists two runner sizes, the tests'
+own configuration), a developer's clone pushing to it, act's view of a commit, and a pull
+request's refs, events and runs.
 
 Each test file makes its own origin and engine (a module fixture), so the files run on separate
 pytest-xdist workers at once; nothing here depends on another file's runs.
@@ -13,7 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_workflows_local import git, run
+from test_workflows_local import git, origin_and_clone, run
 from workflow_engine import (
     NAME,
     OWNER,
@@ -54,13 +55,7 @@ def make_world(tmp_path_factory, sleeps: str = "gather|sequential"):
     """A module fixture's body: origin, the developer's clone, the engine (closed after).
     `sleeps`: the python gate suite's benchmarks, python/sleep/(`sleeps`)."""
     tmp = tmp_path_factory.mktemp("engine")
-    origin = tmp / "origin.git"
-    run(tmp, "git", "clone", "-q", "--bare", "--no-local", str(REPO), str(origin))
-    dev = tmp / "dev"  # where the test's developer commits, pushing to origin
-    run(tmp, "git", "clone", "-q", str(origin), str(dev))
-    git(dev, "config", "user.name", "dev")
-    git(dev, "config", "user.email", "dev@example.com")
-    git(dev, "checkout", "-q", "-B", "main", git(REPO, "rev-parse", "HEAD"))
+    origin, dev = origin_and_clone(tmp, "dev")  # dev: where the test's developer commits
     (dev / ".github/bench-runners.toml").write_text(RUNNERS)
     # The python gate suite's harness loads only the benchmarks the PR tests gate: the gate's
     # filter (run_pr_gate's BENCH_FILTER) only skips the rest after their warm-up, every round.
