@@ -64,15 +64,11 @@ def make_world(tmp_path_factory, sleeps: str = "gather|sequential"):
         f'BENCH_FILTER = "^python/sleep/({sleeps})$"', config.read_text()
     )
     assert n == 1, "benchtrack.toml: the python gate suite's BENCH_FILTER"
-    # The screening in 3 rounds (the fewest the gate takes), a candidate's confirmation in 4, not
-    # 5 and up to 16: each round starts a worker on each side. The sleep doubled is regressed in
-    # 3: its interval stays below 0 unless the rounds' log-ratios spread with a standard
-    # deviation near 5% (a t interval on 2 degrees of freedom at alpha / 2 / 3 jobs over two
-    # series), where a sleep's rounds agree to 0.01-0.10% (benchtrack.toml, the python gate
-    # suite). What the tests check is the workflows' wiring, not how a noisy candidate is
+    # A candidate's confirmation in 4 rounds, not up to 16: the sleep doubled is regressed in
+    # the screening's 5 rounds (its interval below 0 while its rounds' log-ratios spread with a
+    # standard deviation under ~20%; at 3 rounds it would be ~5%, which a busy machine's rounds
+    # reach), and what the tests check is the workflows' wiring, not how a noisy candidate is
     # decided (test_gate_confirm.py, test_gate_e2e.py).
-    text, n = re.subn(r"(?ms)^(\[gate\]\n.*?^)rounds = \d+$", r"\g<1>rounds = 3", text, count=1)
-    assert n == 1, "benchtrack.toml: [gate]'s rounds"
     text, n = re.subn(r"(?m)^\[gate\.confirm\]\nrounds = \d+\nlooks = \[[\d, ]*\]$",
                       "[gate.confirm]\nrounds = 4\nlooks = []", text)  # fmt: skip
     assert n == 1, "benchtrack.toml: [gate.confirm]'s rounds and looks"
@@ -81,7 +77,7 @@ def make_world(tmp_path_factory, sleeps: str = "gather|sequential"):
         dev,
         "commit",
         "-qam",
-        "engine test: two runner sizes, the python gate suite's sleeps, 3 + 4 rounds",
+        "engine test: two runner sizes, the python gate suite's sleeps, 4 confirmation rounds",
     )
     git(dev, "push", "-q", "-f", "origin", "main")
     git(origin, "symbolic-ref", "HEAD", "refs/heads/main")
