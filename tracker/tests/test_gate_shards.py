@@ -93,3 +93,18 @@ def test_the_commands_refuse_bad_shards_and_write_nothing(tmp_path: Path) -> Non
     bad = cli("gate-merge", "--plan", str(plan), "--out", str(out), str(missing))
     assert bad.returncode == 2 and f"{missing}: expected a gate.json file" in bad.stderr
     assert "Traceback" not in bad.stderr and not out.exists()
+
+
+def test_the_merged_verdict_says_the_slowest_shards_time() -> None:
+    """The PR waits for its slowest shard: the merged summary's "took" is that shard's."""
+    from benchtrack.commands import gate_merge
+    from benchtrack.gate import render
+    from benchtrack.gate.outcome import Outcome
+
+    def shard(seconds: float, builds: float) -> Outcome:
+        meta = {"gate_seconds": seconds, "build_seconds": builds, "diagnosis_seconds": 0.0}
+        return Outcome([], [], [], {"base": {}, "head": {}}, [], 0.005, [5], meta=meta)
+
+    merged = gate_merge.merge({1: shard(300.0, 100.0), 2: shard(420.0, 90.0)}, 2, {})
+    assert merged.meta["gate_seconds"] == 420.0 and merged.meta["build_seconds"] == 100.0
+    assert render.took(merged.meta) == " · its slowest shard took 7.0 min (builds 1.7 min)"

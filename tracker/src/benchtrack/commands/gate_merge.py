@@ -52,6 +52,10 @@ def merge(found: dict[int, Outcome], n: int, split: dict[str, int]) -> Outcome:
     meta = dict(first.meta) if first else {}
     meta["seconds"] = max((o.meta.get("seconds", 0.0) for o in found.values()), default=0.0)
     meta["rounds"] = max((o.meta.get("rounds", 0) for o in found.values()), default=0)
+    for key in ("gate_seconds", "build_seconds", "diagnosis_seconds"):  # the slowest shard's
+        got = [o.meta[key] for o in found.values() if isinstance(o.meta.get(key), (int, float))]
+        if got:
+            meta[key] = max(got)
     meta["shards"] = {"of": n, "merged": sorted(found)}
     meta["diagnosis"] = {
         k: e for o in found.values() for k, e in o.meta.get("diagnosis", {}).items()
