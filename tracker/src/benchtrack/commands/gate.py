@@ -190,7 +190,7 @@ def _runner() -> dict[str, str]:
     return {"runner": runner_key(label, int(cpus))} if label and cpus.isdigit() else {}
 
 
-def _shard(args: argparse.Namespace) -> tuple[dict | None, str | None]:
+def _shard(args: argparse.Namespace) -> tuple[dict | None, Callable[[str], bool] | None]:
     """`--shard K/N` with its plan: (gate.json's `shard`, the gate-side filter), or Nones."""
     if args.shard is None:
         if args.shard_plan is not None:
@@ -206,7 +206,7 @@ def _shard(args: argparse.Namespace) -> tuple[dict | None, str | None]:
     if int(m.group(2)) != n:
         raise BadInput("--shard", None, f"K/{n}: the plan has {n} shards", args.shard)
     planned = sorted(b for b, j in split.items() if j == k)
-    return {"index": k, "of": n, "benchmarks": planned}, shards.name_filter(split, k) or None
+    return {"index": k, "of": n, "benchmarks": planned}, shards.wanted(split, k, n)
 
 
 def _profiles(out_dir: Path) -> Path:
