@@ -478,7 +478,7 @@ def _load_js(path: Path, prefix: bytes) -> dict:
 
 
 def test_large_history_overview_reads_bucket_means(tmp_path: Path, browser: object) -> None:
-    from benchtrack.dashboard.derive import OVERVIEW_BUCKETS
+    from benchtrack.dashboard.payload import OVERVIEW_BUCKETS
     from benchtrack.lab import synthetic
 
     history = tmp_path / "h"
