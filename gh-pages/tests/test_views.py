@@ -54,9 +54,9 @@ def test_scaling_never_stays_blank(sim: Simulated, desk: Watched) -> None:
     """Fresh sessions, each scrolling through every group, on a CPU slowed 4x (a phone, or a
     busy runner): a frame's budget then holds one chart, and charts of a group nobody had asked
     for yet were left in the queue when it went blank. Not a race the test must be lucky to
-    catch: with the old queue (js/live.js before f0d6673) each session stranded the second group
-    (3 sessions of 3, at load 17-20; tracker/LAB.md, "The dashboard's tests"), so two sessions
-    show what ten did."""
+    catch: with the old queue (js/live.js before f0d6673) every session stranded a group
+    (replay_scaling_queue.py; tracker/LAB.md, "The dashboard's tests: CPU and wall"), so two
+    sessions show what ten did."""
     p = desk.page
     p.context.new_cdp_session(p).send("Emulation.setCPUThrottlingRate", {"rate": 4})
     for _ in range(2):
