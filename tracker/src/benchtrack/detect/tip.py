@@ -5,14 +5,14 @@ many for PELT and Welch's test), so a step in the newest merges waits up to four
 this module makes it a candidate at once, with a looser rule, and leaves the decision to the
 lockstep confirmation (`benchtrack confirm`: the gate's A/B of the commit before against the
 commit itself), which is the error control: a false candidate here costs one confirmation's
-minutes, never a listed regression.
+minutes, and is counted as a regression only if the gate's A/B finds the step too.
 
 The rule: the newest points that all lie on one side of the level before them, each by at least
 `Z` robust noise sigmas (method.noise_sigma, the whole series'), by `min_effect` relative, and by
 `MARGIN` times the largest rise (fall) any earlier point of the series made from its own level
-(`extremes`: a heavy-tailed series' blips are its own yardstick; the MAD alone flagged ~1% of
-the simulated series each night), fewer than `min_segment` of them (a longer run is PELT's to
-judge): a step at the first of them.
+(`extremes`: a heavy-tailed series' blips are its own yardstick; without it, a simulated
+history's last merge had 30 candidates instead of 18: tracker/LAB.md), fewer than
+`min_segment` of them (a longer run is PELT's to judge): a step at the first of them.
 The level before is the median of the points since the last step `find_steps` kept, at most
 `WINDOW` of them, at least `min_segment`. The p-value is the normal one of the run's mean
 deviation on that sigma (a robust z, not Welch's test: too few points after the step for one).
