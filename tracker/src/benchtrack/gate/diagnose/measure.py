@@ -127,8 +127,9 @@ def measure(
                 wall = time.monotonic() - t0
                 after = procstat.read(w.proc.pid)
                 usage[side].add(before, replace(after, at=before.at + wall))
-        for side in SIDES:
+        for side in SIDES:  # both sides end together (a harness's teardown can take seconds)
             workers[side].send("next")
+        for side in SIDES:
             workers[side].finish()
     found = {
         side: replace(Evidence.of(usage[side], n[side] * steps), note=note,
