@@ -94,13 +94,15 @@ def run(lang: str, name: str, tmp_path: Path, cpu: str | None) -> classify.Diagn
     for side, e in found.items():
         assert e.syscalls is not None or shutil.which("strace") is None, (side, e.note)
         if lang == "python" and e.syscalls is not None:
-            assert traced_steps(tmp_path / f"{side}.log") == [True, True] + [False] * 5
+            steps = traced_steps(tmp_path / f"{side}.log")
+            assert steps == [True, True] + [False] * 5, (side, steps)
     run.evidence = found  # type: ignore[attr-defined]
     return classify.classify(found["base"], found["head"])
 
 
 def traced_steps(log: Path) -> list[bool]:
-    """Whether each step the Python worker took was traced (its log's line after each step):
+    """Whether each step the Python worker took was traced (its log's line after each step, read
+    before its reply):
     one start, the first two steps (a call timing the traced speed, the counted step) under
     strace, then strace gone: the call sizing the steps and the four steps /proc reads."""
     lines = [line.split() for line in log.read_text().splitlines() if line.startswith("step ")]

@@ -70,7 +70,9 @@ WOKE = 0.5  # voluntary context switches a call more: head blocks more often
 SWITCHES = 0.05  # a call, at least (a block every 20 calls)
 SWITCHES_GROWTH = 0.2  # and this share more than the base
 # Or the same waits, longer (a sleep stretched, a slower peer): a base that blocks at least BLOCKS
-# times a call and spends at least OFF_SHARE of its wall time with no thread runnable, whose
+# times a call and spends at least OFF_SHARE of its own time (off the CPU and on it: its wait for
+# a CPU is the neighbours', which beside load 20 took 45% of a sleep's wall time) with no thread
+# runnable, whose
 # off-CPU time a call head grows by at least OFF_GROWTH, blocking about as often (no fewer
 # switches than the base's less SWITCHES_GROWTH). A reading's error cannot pass for it: the
 # off-CPU time /proc can overstate is that of a thread which ended within a step, a few
@@ -260,7 +262,7 @@ def _longer(base: Evidence, head: Evidence) -> bool:
     off-CPU time head grows by OFF_GROWTH, blocking about as often."""
     return (
         base.voluntary >= BLOCKS
-        and base.off_cpu >= OFF_SHARE * base.wall
+        and base.off_cpu >= OFF_SHARE * (base.off_cpu + base.cpu)
         and head.off_cpu >= base.off_cpu * (1 + OFF_GROWTH)
         and head.voluntary >= base.voluntary * (1 - SWITCHES_GROWTH)
     )
