@@ -440,3 +440,26 @@ def test_a_checks_diagnosis_is_shown_as_plain_text_and_a_bad_one_is_refused_nami
         status.why(made, Path("confirmations.json"))
     made["rows"][0]["diagnosis"] = None
     assert status.why(made, Path("confirmations.json")) is None
+
+
+def test_the_dashboard_lists_a_tip_candidate_as_an_event_at_the_tip(tmp_path: Path) -> None:
+    """changes.json's `tip` (detect/tip.py) reaches the Regressions list the night it lands: an
+    event of its own, marked `tip`, a candidate until confirm checks it; the change points
+    beside it stay unmarked. A `tip` that is not a list is refused naming the field."""
+    from benchtrack.dashboard import derive, read
+
+    runs = [run_entry(i, {"t/a": 100.0, "t/b": 100.0 if i < 9 else 80.0}) for i in range(10)]
+    write_history(tmp_path, {RUNNER: runs})
+    stepped = change("t/a", RUNNER, 4)
+    at_tip = change("t/b", RUNNER, 9)
+    doc = {"schema": CHANGES_SCHEMA, "changes": [stepped], "tip": [at_tip]}
+    (tmp_path / "bench" / "changes.json").write_bytes(orjson.dumps(doc))
+    with read.open_history(str(tmp_path)) as history:
+        index = derive.derive(history).index
+    tips = {c["series"]: c.get("tip", False) for c in index["changes"]}
+    assert tips == {"t/a": False, "t/b": True}
+    got = {e["benchmark"]: (e["status"], e.get("tip", False)) for e in index["events"]}
+    assert got == {"t/a": ("candidate", False), "t/b": ("candidate", True)}
+    (tmp_path / "bench" / "changes.json").write_bytes(orjson.dumps({**doc, "tip": {}}))
+    with pytest.raises(BadInput, match="tip"), read.open_history(str(tmp_path)) as history:
+        pass

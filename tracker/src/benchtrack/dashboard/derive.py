@@ -126,6 +126,7 @@ def _index_changes(
                 "after": quantise(c["after"], 4) if c["after"] is not None else None,
                 "new": (_epoch_seconds(c["first_seen"] or "") or -1) >= since
                 and position[c["commit"]] >= recent,
+                **({"tip": True} if c.get("tip") else {}),  # detect/tip.py: to confirm
             }
         )
     return out
