@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,3 +54,24 @@ def file_dir(where: str) -> Iterator[Path]:
     """A fresh directory on the storage named by ``where``, removed afterwards."""
     with scratch_dir(storage_dirs()[where]) as path:
         yield path
+
+
+@pytest.fixture
+def queries_meet(monkeypatch: pytest.MonkeyPatch):
+    """A barrier every SQLite query's registered sleep must pass before it sleeps: only queries
+    running at once can pass it (sequential ones break it after 30 s). Overlap proven without
+    a peak of overlapping sleeps, which a busy machine can thin (peak 2 of 3 once in CI)."""
+    from asyncio_patterns import db
+
+    def meeting(n: int) -> threading.Barrier:
+        meet = threading.Barrier(n, timeout=30)
+        sleep = db._sleep
+
+        def meet_then_sleep(period: float) -> float:
+            meet.wait()
+            return sleep(period)
+
+        monkeypatch.setattr(db, "_sleep", meet_then_sleep)
+        return meet
+
+    return meeting

@@ -3,16 +3,21 @@ helpers: the `benchtrack site` CLI, Chromium's path and flags, a page that recor
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import random
+import signal
 import subprocess
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
 from benchtrack.history.format import dumps
+from benchtrack.lab import simulate
 
 REPO = Path(__file__).resolve().parents[2]
 SHOTS = REPO / "test-output" / "dashboard"
@@ -160,10 +165,8 @@ class Simulated:
 def build_simulated(root: Path, scenario: str) -> Simulated:
     """The generator's history, its change points (`benchtrack detect --write`) and its site."""
     history = root / "history"
-    gen = [sys.executable, "-m", "benchtrack.lab.simulate", str(history), "--scenario", scenario]
-    args = ["--merges", str(SIM_MERGES), "--seed", str(SIM_SEED)]
-    proc = subprocess.run([*gen, *args], capture_output=True, text=True, cwd=REPO)
-    assert proc.returncode == 0, proc.stderr
+    args = [str(history), "--scenario", scenario, "--merges", str(SIM_MERGES)]
+    assert simulate.main([*args, "--seed", str(SIM_SEED)]) == 0  # its command line, in process
     detect = run_cli("detect", str(history), "--write")
     assert detect.returncode == 0, detect.stderr
     site = run_site(str(history), "--out", str(root / "site"))
@@ -177,7 +180,34 @@ def run_site(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    """`benchtrack ARGS...`, the real command line, from the repository root."""
+    """`benchtrack ARGS...`, the real command line (`benchtrack.cli.main`: its parser, its exit
+    codes, its messages) from the repository root, run in this process: a `benchtrack` process
+    spends ~1.3 CPU-seconds importing before it reads its arguments (its commands import scipy),
+    and these tests start ~30. `run_cli_process` runs the installed entry point itself."""
+    from benchtrack import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    sigterm = signal.getsignal(signal.SIGTERM)  # cli.main installs its own
+    try:
+        with (
+            contextlib.chdir(REPO),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            warnings.catch_warnings(),
+        ):
+            warnings.simplefilter("default")  # to its stderr, as a process of its own shows them
+            warnings.showwarning = lambda *w, **_: err.write(warnings.formatwarning(*w[:4]))
+            try:
+                code = cli.main(list(args))
+            except SystemExit as exit:  # argparse's usage errors and --help
+                code = exit.code if isinstance(exit.code, int) else 1
+    finally:
+        signal.signal(signal.SIGTERM, sigterm)
+    return subprocess.CompletedProcess(["benchtrack", *args], code, out.getvalue(), err.getvalue())
+
+
+def run_cli_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m benchtrack.cli ARGS...` in a process of its own, from the repository root."""
     return subprocess.run(
         [sys.executable, "-m", "benchtrack.cli", *args],
         capture_output=True,
@@ -328,3 +358,28 @@ class Watched:
             d.dismiss()
 
         page.on("dialog", on_dialog)
+
+
+class Pages:
+    """Fresh pages in the session's contexts (`viewport` set on the page), closed after the test."""
+
+    def __init__(self, desk: object, phone: object) -> None:
+        self.contexts = {"desk": desk, "phone": phone}
+        self.opened: list[Watched] = []
+
+    def new(self, kind: str = "desk", viewport: dict[str, int] | None = None) -> Watched:
+        watched = Watched(self.contexts[kind].new_page())
+        if viewport is not None:
+            watched.page.set_viewport_size(viewport)
+        self.opened.append(watched)
+        return watched
+
+    def close(self) -> None:
+        """Every page the test left open (its popups too), local storage cleared; the routes
+        it added to a context removed."""
+        for context in self.contexts.values():
+            for page in context.pages:
+                if page.url.startswith("file:"):
+                    page.evaluate("localStorage.clear()")
+                page.close()
+            context.unroute_all()

@@ -15,18 +15,19 @@ from dashboard_fixture import (
     BENCHMARKS,
     FOUR_CPU_FROM,
     N_COMMITS,
-    PHONE,
     REPO,
     RUNNERS,
     STEP_AT,
     XSS,
     XSS_AT,
     Built,
+    Pages,
     Watched,
     commit_id,
     context_options,
     make_history,
     range_of,
+    run_cli_process,
     run_site,
     value_of,
 )
@@ -117,7 +118,8 @@ def test_site_bad_history_is_exit_2_with_the_file_named(tmp_path: Path) -> None:
     history = make_history(tmp_path / "h")
     broken = history / "bench/local-2cpu/data.js"
     broken.write_bytes(broken.read_bytes()[:500])
-    proc = run_site(str(history), "--out", str(tmp_path / "out"))
+    # the installed entry point in a process of its own: its exit code, its stderr
+    proc = run_cli_process("site", str(history), "--out", str(tmp_path / "out"))
     assert proc.returncode == 2
     assert "local-2cpu/data.js" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -166,9 +168,8 @@ def test_overview_from_file_counts_charts_and_lines(built: Built, page: Watched)
     assert_clean(page)
 
 
-def test_every_chart_draws_with_a_line_per_runner(built: Built, browser: object) -> None:
-    context = browser.new_context(**context_options(viewport={"width": 1280, "height": 4000}))
-    page = Watched(context.new_page())
+def test_every_chart_draws_with_a_line_per_runner(built: Built, pages: Pages) -> None:
+    page = pages.new(viewport={"width": 1280, "height": 4000})
     open_page(page, url_of(built))
     page.page.wait_for_function(
         f"document.querySelectorAll('.mini.drawn').length === {len(BENCHMARKS)}"
@@ -176,7 +177,6 @@ def test_every_chart_draws_with_a_line_per_runner(built: Built, browser: object)
     lines = page.page.evaluate("[...document.querySelectorAll('.mini')].map(m => m.dataset.lines)")
     assert lines == [str(len(RUNNERS))] * len(BENCHMARKS)
     assert_clean(page)
-    context.close()
 
 
 def test_benchmark_view_lines_tooltip_and_markers(built: Built, page: Watched, shots: Path) -> None:
@@ -332,9 +332,8 @@ def test_permalink_round_trip(built: Built, browser: object, page: Watched) -> N
     assert_clean(page)
 
 
-def test_scaling_view_values_equal_the_data(built: Built, browser: object, shots: Path) -> None:
-    context = browser.new_context(**context_options(viewport={"width": 1280, "height": 3000}))
-    page = Watched(context.new_page())
+def test_scaling_view_values_equal_the_data(built: Built, pages: Pages, shots: Path) -> None:
+    page = pages.new(viewport={"width": 1280, "height": 3000})
     open_page(page, url_of(built, "view=scaling"))
     p = page.page
     p.wait_for_function(
@@ -379,7 +378,6 @@ def test_scaling_view_values_equal_the_data(built: Built, browser: object, shots
     first = p.locator("table.scaling").first.get_attribute("data-bench")
     assert float(one.get_attribute("data-value")) == float(f"{value_of(first, 1, 1):.6g}")
     assert_clean(page)
-    context.close()
 
 
 def test_compare_sorts_changes_by_size(built: Built, page: Watched) -> None:
@@ -424,13 +422,13 @@ def test_served_over_http_fetches_nothing_from_elsewhere(
     assert_clean(page)
 
 
-def test_phone_layout_has_no_horizontal_scroll(built: Built, browser: object, shots: Path) -> None:
-    # context_options: its bypass of the CSP lets a wait that polls evaluate its string (a wait
-    # whose first look failed, on a busy machine, broke on the page's CSP)
-    context = browser.new_context(**context_options(**PHONE))
-    page = Watched(context.new_page())
+def test_phone_layout_has_no_horizontal_scroll(built: Built, pages: Pages, shots: Path) -> None:
+    # the phone context bypasses the CSP (context_options): a wait that polls evaluates its
+    # string (a wait whose first look failed, on a busy machine, broke on the page's CSP)
+    page = pages.new("phone")
     open_page(page, url_of(built))
     p = page.page
+    context = p.context
     p.wait_for_function("document.querySelectorAll('.mini.drawn').length >= 1")
     assert p.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     p.screenshot(path=str(shots / "phone-overview.png"))
@@ -453,7 +451,6 @@ def test_phone_layout_has_no_horizontal_scroll(built: Built, browser: object, sh
     popup.value.wait_for_load_state()
     assert popup.value.url.endswith(commit_id(i))
     assert_clean(page)
-    context.close()
 
 
 def test_missing_index_explains_how_to_build(built: Built, tmp_path: Path, page: Watched) -> None:
@@ -477,8 +474,8 @@ def _load_js(path: Path, prefix: bytes) -> dict:
     return orjson.loads(text[len(prefix) :].rstrip().rstrip(b";"))
 
 
-def test_large_history_overview_reads_bucket_means(tmp_path: Path, browser: object) -> None:
-    from benchtrack.dashboard.derive import OVERVIEW_BUCKETS
+def test_large_history_overview_reads_bucket_means(tmp_path: Path, pages: Pages) -> None:
+    from benchtrack.dashboard.payload import OVERVIEW_BUCKETS
     from benchtrack.lab import synthetic
 
     history = tmp_path / "h"
@@ -513,8 +510,7 @@ def test_large_history_overview_reads_bucket_means(tmp_path: Path, browser: obje
         assert pos == min((b + 1) * size - 1, commits - 1)
         assert math.isclose(mean, sum(vals) / len(vals), rel_tol=1e-5)
 
-    context = browser.new_context(**context_options(viewport={"width": 1280, "height": 1600}))
-    page = Watched(context.new_page())
+    page = pages.new(viewport={"width": 1280, "height": 1600})
     urls: list[str] = []
     page.page.on("request", lambda r: urls.append(r.url))
     open_page(page, (history / "index.html").as_uri())
@@ -525,7 +521,6 @@ def test_large_history_overview_reads_bucket_means(tmp_path: Path, browser: obje
     page.page.wait_for_function("window.benchtrack.main !== null")
     assert page.page.evaluate("benchtrack.main.data[0].length") == commits
     assert_clean(page)
-    context.close()
 
 
 def test_site_from_a_git_branch(tmp_path: Path) -> None:
@@ -548,9 +543,8 @@ def test_site_from_a_git_branch(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "no-such-branch" in missing.stderr
 
 
-def test_back_to_the_overview_keeps_the_scroll_position(built: Built, browser: object) -> None:
-    context = browser.new_context(**context_options(viewport={"width": 900, "height": 500}))
-    page = Watched(context.new_page())
+def test_back_to_the_overview_keeps_the_scroll_position(built: Built, pages: Pages) -> None:
+    page = pages.new(viewport={"width": 900, "height": 500})
     open_page(page, url_of(built))
     p = page.page
     card = p.locator("a.card").nth(4)
@@ -565,7 +559,6 @@ def test_back_to_the_overview_keeps_the_scroll_position(built: Built, browser: o
     p.wait_for_function("document.querySelector('#main').dataset.view === 'overview'")
     assert abs(p.evaluate("window.scrollY") - y) <= 2
     assert_clean(page)
-    context.close()
 
 
 def test_search_from_a_benchmark_goes_back_to_the_filtered_overview(
@@ -579,6 +572,8 @@ def test_search_from_a_benchmark_goes_back_to_the_filtered_overview(
     p.keyboard.type("python")
     p.wait_for_function("document.querySelector('#main').dataset.view === 'overview'")
     p.wait_for_function("document.querySelectorAll('a.card').length === 2")
+    # "pytho" already shows the same 2 cards: the URL is asserted once the last key is in it
+    p.wait_for_function("location.hash.includes('q=python')")
     assert "q=python" in p.url
     assert_clean(page)
 

@@ -17,8 +17,8 @@ from dashboard_fixture import (
     FIRST_RUNNER,
     TIGHT,
     Built,
+    Pages,
     Watched,
-    context_options,
     make_first_runs_history,
     run_cli,
     run_site,
@@ -50,14 +50,12 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory) -> Built:
 
 
 @pytest.fixture
-def tall(browser: object) -> object:
+def tall(pages: Pages) -> object:
     """A page tall enough that every card is in view (and drawn)."""
-    context = browser.new_context(**context_options(viewport={"width": 1280, "height": 2400}))
-    page = Watched(context.new_page())
+    page = pages.new(viewport={"width": 1280, "height": 2400})
     yield page
     assert page.errors == [], page.errors
     assert page.dialogs == [], page.dialogs
-    context.close()
 
 
 def open_overview(page: Watched, built: Built) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dashboard_fixture import NAME_UNDER_FIGURE, PHONE, VIEWS, Simulated, Watched, context_options
+from dashboard_fixture import NAME_UNDER_FIGURE, PHONE, VIEWS, Pages, Simulated, Watched
 
 SCREEN = PHONE["viewport"]["height"]
 HEADER_MAX = 120  # px: the header's height on every view, a seventh of the screen
@@ -22,12 +22,10 @@ def sim(simulations) -> Simulated:
 
 
 @pytest.fixture
-def phone(browser: object):
-    context = browser.new_context(**context_options(**PHONE))
-    page = Watched(context.new_page())
+def phone(pages: Pages):
+    page = pages.new("phone")
     yield page
     assert page.errors == [], page.errors
-    context.close()
 
 
 def show(phone: Watched, sim: Simulated, fragment: str, ready: str):

@@ -11,16 +11,15 @@ from urllib.parse import parse_qs
 import orjson
 import pytest
 from dashboard_fixture import (
-    PHONE,
     STEP_COMMITS,
     STEP_RUNNERS,
     STEP_XSS_AT,
     STEPS,
     XSS,
     Built,
+    Pages,
     Watched,
     commit_id,
-    context_options,
     make_step_history,
     run_cli,
     run_site,
@@ -278,9 +277,8 @@ def test_a_row_opens_its_benchmark_on_its_runner_with_the_marker(
     assert_clean(page)
 
 
-def test_regressions_list_on_a_phone(stepped: Built, browser: object, shots: Path) -> None:
-    context = browser.new_context(**context_options(**PHONE))
-    page = Watched(context.new_page())
+def test_regressions_list_on_a_phone(stepped: Built, pages: Pages, shots: Path) -> None:
+    page = pages.new("phone")
     p = page.page
     p.goto(url(stepped, "view=regressions&show=all"))
     p.wait_for_selector("#changes-table")
@@ -288,7 +286,6 @@ def test_regressions_list_on_a_phone(stepped: Built, browser: object, shots: Pat
     assert p.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     p.screenshot(path=str(shots / "phone-regressions.png"), full_page=True)
     assert_clean(page)
-    context.close()
 
 
 def test_history_without_changes_json_explains_where_they_come_from(

@@ -15,7 +15,7 @@ And the page's expected ranges are the index's (benchtrack.dashboard.expected), 
 from __future__ import annotations
 
 import pytest
-from dashboard_fixture import SIM_MERGES, Watched, context_options
+from dashboard_fixture import SIM_MERGES, Pages, Watched
 
 MERGES = SIM_MERGES
 
@@ -27,13 +27,11 @@ def simulated(request: pytest.FixtureRequest, simulations):
 
 
 @pytest.fixture
-def tall(browser: object):
-    context = browser.new_context(**context_options(viewport={"width": 1280, "height": 1200}))
-    page = Watched(context.new_page())
+def tall(pages: Pages):
+    page = pages.new(viewport={"width": 1280, "height": 1200})
     yield page
     assert page.errors == [], page.errors
     assert page.dialogs == [], page.dialogs
-    context.close()
 
 
 CHIPS = """() => [...document.querySelectorAll('a.card')].flatMap((c) =>

@@ -22,14 +22,16 @@ def test_http_and_cpu(http_server):
     assert mixed.mix_http_cpu(url, PERIODS, NUMS) == EXPECTED
     assert server.stats(url) == {"peak": 1, "total": 3}
     server.reset_stats(url)
-    assert run(mixed.async_mix_http_cpu, url, PERIODS, NUMS) == EXPECTED
+    # 1 s sleeps: a busy machine cannot thin their overlap at the server (test_http.GATHERED)
+    assert run(mixed.async_mix_http_cpu, url, [1.0] * 3, NUMS) == EXPECTED
     assert server.stats(url) == {"peak": 3, "total": 3}
 
 
-def test_db_and_cpu():
+def test_db_and_cpu(queries_meet):
     db.SLEEPS.reset()
     assert mixed.mix_db_cpu(PERIODS, NUMS) == EXPECTED
     assert (db.SLEEPS.peak, db.SLEEPS.total) == (1, 3)
+    meet = queries_meet(len(PERIODS))  # gathered: every query in its function at once
     db.SLEEPS.reset()
     assert run(mixed.async_mix_db_cpu, PERIODS, NUMS) == EXPECTED
-    assert (db.SLEEPS.peak, db.SLEEPS.total) == (3, 3)
+    assert db.SLEEPS.total == 3 and not meet.broken

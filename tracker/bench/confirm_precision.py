@@ -1,11 +1,14 @@
 """Precision and recall of the Regressions list after confirmation, on simulated histories.
 
     uv run --frozen python tracker/bench/confirm_precision.py [--seeds 1 2 3] [--merges 160]
+        [--nights 20]
 
 For each seed, two histories of `benchtrack.lab.simulate` (scenario "counted": 12 known steps of
 10-30%, half at the latest merge; 1/2/4 vCPU; noise drawn from the shipped recordings): the steps
 on every runner size, and the same steps on the 1-vCPU size only. On each: `detect` (its real
-code) finds the change points and groups them into events (detect/events.py); every event is
+code) finds the change points and the candidates at the tip (detect/tip.py: a step in the
+newest runs, before four runs follow it) and groups them into events (detect/events.py); every
+event is
 checked on every size it was seen on, as `benchtrack confirm` does (benchtrack.confirm.status),
 the A/B's outcome drawn from the gate's own A/A recording of its current design
 (`--recording`, default `aa-all-quiet-q16.json.gz`): the benchmark's recorded lockstep rounds
@@ -20,8 +23,14 @@ drawn the same way.
 Figures: the events listed as confirmed, how many are real (a true step of that benchmark at the
 commit the event names: the bisect's, else the A/B's head when base..head is one merge), the
 precision (real / confirmed), the recall (true steps with a real confirmed event, of the steps
-detect can place: those with `min_segment` merges after them, and of all 12), and for
-comparison the rows before confirmation (every event) and before grouping (every change point).
+detect's change points alone can place: those with `min_segment` merges after them, and of all
+12), and for comparison the rows before confirmation (every event) and before grouping (every
+change point and tip candidate).
+
+The tip rule's cost (`replay`, `--nights`): the latest merges replayed one by one, the history as
+each night's confirmation sees it; the checks of events holding a tip candidate, each counted
+once, those the final history's change points alone would not ask for (extra) drawn and priced.
+
 The confirmation's run time: a gate with --filter one benchmark measures it alone, each round
 its own seconds (`lab.aa.AAData.confirm_costs`: the recorded suite run split over its
 benchmarks, with the suite's start), plus the builds.
@@ -33,6 +42,7 @@ import argparse
 import math
 import sys
 import tempfile
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +50,8 @@ import numpy as np
 from benchtrack import detect
 from benchtrack.confirm import bisect, status, store
 from benchtrack.detect import events as event_mod
+from benchtrack.detect import pipeline, tip
+from benchtrack.detect.series import load_series
 from benchtrack.gate import config as gate_config
 from benchtrack.gate import verdict as v
 from benchtrack.gate.confirm import SHARE
@@ -50,6 +62,7 @@ RECORDINGS = ROOT / "tracker" / "bench" / "recordings"
 
 
 LOCKSTEP = "aa-all-quiet-q16.json.gz"  # the gate's current design, A/A, quiet (LAB.md)
+NIGHTS = 20  # the latest merges replayed for the tip rule's extra checks (`replay`)
 
 
 class Noise:
@@ -84,6 +97,7 @@ def ab(
     benchmark: str,
     true_change: float,
     rng: np.random.Generator,
+    second_stage: list[bool] | None = None,
 ) -> str:
     """regression / improvement / noise: one simulated gate run of `benchmark` alone whose
     throughput truly changed by `true_change` (0.85: a 15% loss) between its two commits.
@@ -92,7 +106,8 @@ def ab(
     half of it to each stage. Screening: `rounds` paired rounds of the wall time, the count's 3;
     a loss of at least half the threshold not yet regressed is measured again in `[gate.confirm]`
     rounds of its own with its looks, judged on those alone. The outcome as measure.outcome
-    reads the rows: the wall time first, then the count."""
+    reads the rows: the wall time first, then the count. `second_stage` (a list) is told whether
+    the second stage ran."""
     shift = math.log(true_change)  # g space: the time series' and (1/factor) the count's alike
     threshold = cfg.threshold_for(benchmark)
     alpha = cfg.alpha / cfg.jobs * SHARE
@@ -122,6 +137,8 @@ def ab(
             drawn[None, looks[-1] :], threshold, alpha, second.look_schedule()
         )
         verdicts[0] = int(codes[0])
+        if second_stage is not None:
+            second_stage.append(True)
     for c in verdicts:
         if c == v.REGRESSED_C:
             return "regression"
@@ -205,6 +222,7 @@ def measure_one(noise, cfg, root: Path, truth: dict, seed: int, min_segment: int
     bisected = [c["probes"] for c in checks if "probes" in c]
     return {
         "changes": len(report.changes),
+        "tip": len(report.tip),
         "events": len(evs),
         "confirmed": confirmed,
         "real": real_events,
@@ -216,6 +234,62 @@ def measure_one(noise, cfg, root: Path, truth: dict, seed: int, min_segment: int
         "probes": bisected,
         "wrong": wrong,
     }
+
+
+def replay(noise, cfg, root: Path, truth: dict, seed: int, nights: int, gate_s) -> dict:
+    """The candidates the tip rule (detect/tip.py) adds night by night: the history as it stood
+    after each of the last `nights` merges (each series cut there), its change points and tip
+    candidates grouped as `detect` groups them; every check (event, runner size, base, head)
+    of an event holding a tip candidate, counted once (a check is keyed by what it measured, so
+    a candidate still at the tip the next night is not checked again). Real: a true step lies
+    between its two commits. Extra: not real, and not a check the final history's change points
+    alone ask for. Each extra is drawn as `ab` (no change between its commits) for its outcome
+    and priced by `gate_s` (its benchmark's one-benchmark gate, seconds; the second stage's
+    rounds when the draw went there)."""
+    config = detect.Config()
+    series = load_series(root)
+    at = {c: m for m, c in enumerate(truth["commits"])}
+    final = detect.analyse(root).document["events"]
+    asked = {
+        (e["benchmark"], r, *span)
+        for e in final
+        if not e.get("tip")
+        for r in e["runners"]
+        if (span := event_mod.span(e, r)) is not None
+    }
+    cpus_of = {f"{simulate.LABEL}-{n}cpu": n for n in simulate.SIZES}
+    rng = np.random.default_rng([seed, 47])
+    checks: dict[tuple[str, str, str, str], int] = {}  # key -> the night first asked
+    first = truth["merges"] - nights
+    for m in range(first, truth["merges"]):
+        changes, tips = [], []
+        for s in series:
+            cut = replace(s, points=[p for p in s.points if at[p.commit] <= m])
+            found, at_tip = pipeline.changes_of(cut, config)
+            changes += found
+            tips += [at_tip] if at_tip else []
+        tip_keys = {c.key for c in tips}
+        for e in event_mod.group((asdict(c) for c in [*changes, *tips]), at):
+            if not any((p["series"], p["runner"], p["commit"]) in tip_keys for p in e["parts"]):
+                continue
+            for r in e["runners"]:
+                span = event_mod.span(e, r)
+                if span is not None:
+                    checks.setdefault((e["benchmark"], r, *span), m)
+    out = {"checks": len(checks), "real": 0, "extra": 0, "confirmed": 0, "seconds": 0.0}
+    for b, runner, base, head in checks:
+        factor = truth_factor(truth, b, cpus_of[runner], at[base], at[head])
+        if factor != 1.0:  # a true step's check: what the tip rule is for
+            out["real"] += 1
+            continue
+        if (b, runner, base, head) in asked:  # detect's change points ask for it anyway
+            continue
+        out["extra"] += 1
+        second: list[bool] = []
+        out["confirmed"] += ab(noise, cfg, b, factor, rng, second) != "noise"
+        out["seconds"] += gate_s(b, bool(second))
+    out["nights"] = nights * simulate.EVERY_HOURS / 24
+    return out
 
 
 def _round_seconds(data: aa.AAData) -> dict[str, float]:
@@ -230,21 +304,34 @@ def _round_seconds(data: aa.AAData) -> dict[str, float]:
     return out
 
 
-def run_time(noise: Noise, cfg: gate_config.GateConfig, candidates: int) -> str:
-    """A confirmation run of `candidates` one-benchmark gates, from the recorded round times:
-    per gate the recording's builds, `rounds` screening rounds of the wall time, the count's 3,
-    and at worst `[gate.confirm]` rounds more (a loss the screening left open)."""
+def gate_seconds(noise: Noise, cfg: gate_config.GateConfig):
+    """seconds(benchmark, second_stage): a one-benchmark gate's time from the recording: its
+    builds, `rounds` screening rounds of the wall time, the count's 3, and `[gate.confirm]`
+    rounds more when the second stage ran."""
     seconds: dict[str, float] = {}
     for data in noise.parts:
         seconds.update(_round_seconds(data))
     build = noise.parts[0].build_seconds()
     rounds = cfg.look_schedule()[-1]
     more = cfg.confirm.look_schedule()[-1] if cfg.confirm else 0
-    gates, worst = [], []
-    for b in noise.time:
+
+    def of(b: str, second: bool) -> float:
         wall, count = seconds.get(b, 0.0), seconds.get(f"{b} (instructions)", 0.0)
-        gates.append(build + rounds * wall + 3 * count)
-        worst.append(gates[-1] + more * wall)
+        return build + (rounds + (more if second else 0)) * wall + 3 * count
+
+    return of
+
+
+def run_time(noise: Noise, cfg: gate_config.GateConfig, candidates: int) -> str:
+    """A confirmation run of `candidates` one-benchmark gates, from the recorded round times:
+    per gate the recording's builds, `rounds` screening rounds of the wall time, the count's 3,
+    and at worst `[gate.confirm]` rounds more (a loss the screening left open)."""
+    of = gate_seconds(noise, cfg)
+    build = noise.parts[0].build_seconds()
+    rounds = cfg.look_schedule()[-1]
+    more = cfg.confirm.look_schedule()[-1] if cfg.confirm else 0
+    gates = [of(b, False) for b in noise.time]
+    worst = [of(b, True) for b in noise.time]
     med, slow = float(np.median(gates)), float(np.max(worst))
     return (
         f"a one-benchmark gate: builds {build:.0f} s (as recorded), {rounds} rounds of its wall "
@@ -260,13 +347,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--merges", type=int, default=160)
     parser.add_argument("--recording", type=Path, default=RECORDINGS / LOCKSTEP)
+    parser.add_argument(
+        "--nights",
+        type=int,
+        default=NIGHTS,
+        help=f"the latest merges replayed one by one for the tip rule's extra checks ({NIGHTS})",
+    )
+    parser.add_argument(
+        "--tip-margin",
+        type=float,
+        default=tip.MARGIN,
+        help=f"detect/tip.py's MARGIN (default {tip.MARGIN}; 0: the robust sigmas alone)",
+    )
     args = parser.parse_args(argv)
+    tip.MARGIN = args.tip_margin  # read by tip_step at each call
     cfg = gate_config.load(ROOT / "benchtrack.toml")
     noise = Noise(args.recording)
+    gate_s = gate_seconds(noise, cfg)
     min_segment = detect.Config().min_segment
-    print("| steps on | seed | change points | events | confirmed | real | precision | "
-          "recall (placeable) | recall (all 12) | bisect probes |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| steps on | seed | change points | tip candidates | events | confirmed | real | "
+          "precision | recall (placeable) | recall (all 12) | bisect probes |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    nightly = []
     for only, label in ((0, "every size"), (1, "1 vCPU only")):
         total = {"confirmed": 0, "real": 0, "found_placeable": 0, "placeable": 0, "found": 0}
         total["steps"] = 0
@@ -274,25 +376,44 @@ def main(argv: list[str] | None = None) -> int:
             with tempfile.TemporaryDirectory(prefix="confirm-precision-") as tmp:
                 truth = simulate.history(tmp, "counted", args.merges, seed, only_size=only)
                 r = measure_one(noise, cfg, Path(tmp), truth, seed, min_segment)
+                if args.nights:
+                    n = replay(noise, cfg, Path(tmp), truth, seed, args.nights, gate_s)
+                    nightly.append((label, seed, n))
+                    print(f"replayed {label} seed {seed}: {n}", file=sys.stderr, flush=True)
             for k in total:
                 total[k] += r[k]
             precision = r["real"] / r["confirmed"] if r["confirmed"] else float("nan")
             print(
-                f"| {label} | {seed} | {r['changes']} | {r['events']} | {r['confirmed']} | "
-                f"{r['real']} | {precision:.0%} | {r['found_placeable']}/{r['placeable']} | "
-                f"{r['found']}/{r['steps']} | {r['probes'] or '-'} |"
+                f"| {label} | {seed} | {r['changes']} | {r['tip']} | {r['events']} | "
+                f"{r['confirmed']} | {r['real']} | {precision:.0%} | "
+                f"{r['found_placeable']}/{r['placeable']} | {r['found']}/{r['steps']} | "
+                f"{r['probes'] or '-'} |"
             )
             for w in r["wrong"]:
-                print(f"|  | | confirmed, not a step at its commit: {w} | | | | | | | |")
+                print(f"|  | | confirmed, not a step at its commit: {w} | | | | | | | | |")
             sys.stdout.flush()
         p = total["real"] / total["confirmed"] if total["confirmed"] else float("nan")
         print(
-            f"| {label} | all | | | {total['confirmed']} | {total['real']} | {p:.0%} | "
+            f"| {label} | all | | | | {total['confirmed']} | {total['real']} | {p:.0%} | "
             f"{total['found_placeable']}/{total['placeable']} | "
             f"{total['found']}/{total['steps']} | |"
         )
     print()
     print(run_time(noise, cfg, 5))
+    if nightly:
+        print()
+        print(f"The tip rule night by night: the latest {args.nights} merges replayed "
+              f"(a merge every {simulate.EVERY_HOURS:g} h; all sizes together)")  # fmt: skip
+        print()
+        print("| steps on | seed | checks of tip events | of a true step | extra (false) | "
+              "extra a night | extra minutes a night | extra confirmed |")  # fmt: skip
+        print("|---|---|---|---|---|---|---|---|")
+        for label, seed, n in nightly:
+            print(
+                f"| {label} | {seed} | {n['checks']} | {n['real']} | {n['extra']} | "
+                f"{n['extra'] / n['nights']:.2f} | {n['seconds'] / 60 / n['nights']:.1f} | "
+                f"{n['confirmed']} |"
+            )
     return 0
 
 

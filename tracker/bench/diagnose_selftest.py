@@ -17,7 +17,8 @@ For each benchmark it prints and reports (`score`): the kind named first beside 
 whether one of its `names` (a syscall or function) is named anywhere in the diagnosis; the
 kinds named that the change does not cause (neither the declared one nor its `also`: a false
 kind); its line and the diagnosis's seconds. The JSON report (each benchmark's line, evidence,
-score and seconds, the counts, the machine's CPUs and load average) goes to --out (default
+score and seconds, and `traced`: each side's traced step's seconds a call over its untraced
+steps', what strace cost it; the counts, the machine's CPUs and load average) goes to --out (default
 report.json beside the clones). Not a gate run: no rounds, no verdict, so each diagnosis
 is of a slowdown the patch knows is there. Exit 0 when it ran (the counts are the result), 2 on
 bad input. --reclassify REPORT classifies a report's evidence again with today's classify.py
@@ -185,7 +186,14 @@ def scored_entry(slow: selftest_patches.Slow, entry: dict[str, Any], seconds: fl
           f"names {scored['names_right']}\tfalse {scored['false_kinds']}\t{seconds:.1f} s\t"
           f"{line}", flush=True)  # fmt: skip
     return {"benchmark": slow.glob, **scored, "seconds": round(seconds, 1), "line": line,
-            "diagnosis": entry}  # fmt: skip
+            "traced": traced(entry), "diagnosis": entry}  # fmt: skip
+
+
+def traced(entry: dict[str, Any]) -> dict[str, float]:
+    """Each side's traced step's seconds a call over its untraced steps': what strace cost."""
+    sides = entry.get("sides") or {}
+    return {side: round(e["traced_wall"] / e["wall"], 2) for side, e in sides.items()
+            if e.get("traced_wall") and e.get("wall")}  # fmt: skip
 
 
 def counts(report: list[dict[str, Any]]) -> dict[str, Any]:

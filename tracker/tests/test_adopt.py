@@ -91,7 +91,7 @@ def test_action_is_a_composite_action_of_benchtrack_commands():
     assert action["runs"]["using"] == "composite"
     assert set(action["inputs"]) == {
         *("mode", "runner-label", "profile", "github-token", "config", "gh-pages-branch"),
-        "working-directory",
+        *("working-directory", "shard", "shard-plan", "shard-verdicts"),
     }
     steps = action["runs"]["steps"]
     assert all("shell" in s for s in steps if "run" in s)
@@ -219,9 +219,12 @@ def _holds(condition: str | None, inputs: dict[str, str]) -> bool:
         return True
     expr = condition.strip().removeprefix("${{").removesuffix("}}").strip()
     expr = expr.replace("!cancelled() && ", "")
-    m = re.fullmatch(r"inputs\.mode (==|!=) '(\w+)'", expr)
-    assert m, f"an if: this test cannot read: {condition}"
-    return (inputs["mode"] == m.group(2)) == (m.group(1) == "==")
+    holds = True
+    for part in expr.split(" && "):
+        m = re.fullmatch(r"inputs\.mode (==|!=) '(\w+)'", part)
+        assert m, f"an if: this test cannot read: {condition}"
+        holds &= (inputs["mode"] == m.group(2)) == (m.group(1) == "==")
+    return holds
 
 
 def run_action(checkout: Path, with_: dict, tmp: Path, event: dict[str, str], check: bool = True):

@@ -441,7 +441,8 @@ def _shard_plan(tmp: Path) -> Run:
 
 
 def _gate_merge(tmp: Path) -> Run:
-    # shard 1 of a plan that deals the repository's one benchmark to it; shard 2 has none
+    # shard 1 of a plan that deals the repository's one benchmark to it; shard 2 planned none
+    # and gave no verdict: what it was dealt by name is not measured, the PR not passed (exit 3)
     plan = tmp / "plan.json"
     plan.write_text(json.dumps({"schema": "benchtrack.shards/1", "shards": 2,
                                 "benchmarks": {"perl/fixture/work": 1}}))  # fmt: skip
@@ -451,10 +452,11 @@ def _gate_merge(tmp: Path) -> Run:
 
     def check(d):
         assert [b["name"] for b in d["benchmarks"]] == ["perl/fixture/work"]
-        assert d["exit_code"] == 0 and d["shards"] == {"of": 2, "merged": [1]}
+        assert d["exit_code"] == 3 and d["shards"] == {"of": 2, "merged": [1]}
+        assert list(d["failed"]["head"]) == ["shard 2/2's unplanned benchmarks"]
 
     merged = ["gate-merge", "--plan", str(plan), "--out", str(tmp / "merged")]
-    return Run(ROOT, [*merged, str(tmp / "shard1" / "gate.json")], check)
+    return Run(ROOT, [*merged, str(tmp / "shard1" / "gate.json")], check, codes=(3,))
 
 
 def _init(tmp: Path) -> Run:

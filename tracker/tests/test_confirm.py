@@ -102,6 +102,40 @@ def test_detect_writes_the_events_and_each_change_names_its_commit_before(tmp_pa
     assert event["runners"] == sorted([RUNNER, OTHER]) and len(event["parts"]) == 2
 
 
+def test_a_step_at_the_newest_merge_is_a_candidate_at_once_and_its_check_outlives_the_tip(
+    tmp_path: Path,
+) -> None:
+    """The latest merge's step is an event the night it lands (detect/tip.py), checked on its one
+    merge; when four runs follow it, detect places it at the same commit, and that check, keyed
+    by what it measured, is still the event's: it is not checked again."""
+    root, n = tmp_path / "h", 30
+    a, b = levels(n + 4, n - 1, 0.85, 3), levels(n + 4, None, 1.0, 4)
+    runs = [run_entry(i, {"rust/g/a": a[i], "rust/g/b": b[i]}) for i in range(n + 4)]
+    write_history(root, {RUNNER: runs[:n]}, RUNNER)
+    first = detect.analyse(root, write=True, now="2026-04-01T00:00:00Z")
+    assert first.changes == [] and [(c.series, c.commit) for c in first.tip] == [
+        ("rust/g/a", sha(n - 1))
+    ]
+    doc = orjson.loads((root / "bench" / "changes.json").read_bytes())
+    [event] = doc["events"]
+    assert event["tip"] and event["regression"] and event["commit"] == sha(n - 1)
+    assert doc["tip"][0]["base"] == sha(n - 2)
+    assert status.to_check([event], [], RUNNER) == [(event, (sha(n - 2), sha(n - 1)))]
+    made = check(base=sha(n - 2), head=sha(n - 1))
+    assert status.of(event, store.latest([made]))["status"] == status.CONFIRMED
+    # the next nights: the run of new levels grows (still at the tip, the same check) ...
+    write_history(root, {RUNNER: runs[: n + 2]}, RUNNER)
+    again = detect.analyse(root, write=True, now="2026-04-02T00:00:00Z")
+    assert [(c.commit, c.first_seen) for c in again.tip] == [(sha(n - 1), "2026-04-01T00:00:00Z")]
+    # ... until detect's own test places it: no longer a tip candidate, the check still its own
+    write_history(root, {RUNNER: runs}, RUNNER)
+    placed = detect.analyse(root, write=True, now="2026-04-03T00:00:00Z")
+    assert placed.tip == [] and [c.commit for c in placed.changes] == [sha(n - 1)]
+    [event] = orjson.loads((root / "bench" / "changes.json").read_bytes())["events"]
+    assert not event["tip"] and status.to_check([event], [made], RUNNER) == []
+    assert status.of(event, store.latest([made]))["status"] == status.CONFIRMED
+
+
 # --- the store: append-only, validated --------------------------------------------------------
 
 
@@ -290,6 +324,34 @@ def test_confirm_bisects_a_real_step_and_refutes_a_blip(
     assert capsys.readouterr().out == ""
 
 
+def test_confirm_checks_a_step_at_the_newest_merge_the_night_it_lands(
+    merged: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """The history's newest run is the merge that doubled `square`'s work: detect makes it a
+    candidate at once (detect/tip.py) and confirm's real gate A/B of the merge before against it
+    confirms it, naming the merge and its PR without a bisect (one merge)."""
+    repo, c = merged
+    n = 11  # eight runs of commits before the fixture's, then its base, #11 and #12
+    square, cube = levels(n, n - 1, 0.5, 7), levels(n, None, 1.0, 8)
+    runs = [run_entry(i, {"perl/fixture/cube": cube[i], "perl/fixture/square": square[i]})
+            for i in range(n)]  # fmt: skip
+    for run, real in zip(runs[-3:], c[:3], strict=True):
+        run["commit"]["id"] = real
+    pages = write_history(tmp_path / "pages", {"local-1cpu": runs}, "local-1cpu")
+    report = detect.analyse(pages, write=True)
+    assert report.changes == [] and [x.series for x in report.tip] == ["perl/fixture/square"]
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("NO_COLOR", "1")
+    argv = ["confirm", str(pages), "--runner", "local-1cpu", "--gate-arg=--rounds=3", "--json"]
+    assert main(argv) == 0
+    [made] = json.loads(capsys.readouterr().out)["checks"]
+    assert (made["benchmark"], made["base"], made["head"]) == ("perl/fixture/square", c[1], c[2])
+    assert made["outcome"] == "regression" and made["confirmed"]
+    assert made["culprit"]["commit"] == c[2] and made["culprit"]["pr"] == 12
+    assert made["culprit"]["probes"] == []
+    assert store.read(store.path_of(pages)) == [made]
+
+
 def test_confirm_bad_input_exits_2_and_writes_nothing(tmp_path: Path, capsys) -> None:
     history = history_with(tmp_path / "pages", [change("rust/g/a", RUNNER, 3)])
     path = store.path_of(history)
@@ -378,3 +440,26 @@ def test_a_checks_diagnosis_is_shown_as_plain_text_and_a_bad_one_is_refused_nami
         status.why(made, Path("confirmations.json"))
     made["rows"][0]["diagnosis"] = None
     assert status.why(made, Path("confirmations.json")) is None
+
+
+def test_the_dashboard_lists_a_tip_candidate_as_an_event_at_the_tip(tmp_path: Path) -> None:
+    """changes.json's `tip` (detect/tip.py) reaches the Regressions list the night it lands: an
+    event of its own, marked `tip`, a candidate until confirm checks it; the change points
+    beside it stay unmarked. A `tip` that is not a list is refused naming the field."""
+    from benchtrack.dashboard import derive, read
+
+    runs = [run_entry(i, {"t/a": 100.0, "t/b": 100.0 if i < 9 else 80.0}) for i in range(10)]
+    write_history(tmp_path, {RUNNER: runs})
+    stepped = change("t/a", RUNNER, 4)
+    at_tip = change("t/b", RUNNER, 9)
+    doc = {"schema": CHANGES_SCHEMA, "changes": [stepped], "tip": [at_tip]}
+    (tmp_path / "bench" / "changes.json").write_bytes(orjson.dumps(doc))
+    with read.open_history(str(tmp_path)) as history:
+        index = derive.derive(history).index
+    tips = {c["series"]: c.get("tip", False) for c in index["changes"]}
+    assert tips == {"t/a": False, "t/b": True}
+    got = {e["benchmark"]: (e["status"], e.get("tip", False)) for e in index["events"]}
+    assert got == {"t/a": ("candidate", False), "t/b": ("candidate", True)}
+    (tmp_path / "bench" / "changes.json").write_bytes(orjson.dumps({**doc, "tip": {}}))
+    with pytest.raises(BadInput, match="tip"), read.open_history(str(tmp_path)) as history:
+        pass

@@ -120,6 +120,88 @@ def test_a_syscall_that_grew_a_little_is_not_named():
     assert kinds(base, head) == ["work"]
 
 
+def test_the_same_sleep_longer_is_waiting():
+    """A base that blocks once a call and is mostly asleep; head sleeps longer, as often: no
+    more switches, no sleeping syscall more, the off-CPU time a call +25%."""
+    sleeps = {"clock_nanosleep": 1.0}
+    base = ev(wall=5 * MS, voluntary=1.0, syscalls=sleeps)
+    d = c.classify(base, ev(wall=6 * MS, voluntary=1.0, syscalls=sleeps))
+    assert d.kinds == ["waiting"]
+    assert d.findings[0].share == pytest.approx(1.0)
+    assert d.findings[0].evidence["syscalls"] == []
+
+
+@pytest.mark.parametrize(
+    ("base", "head"),
+    [
+        # a base mostly on the CPU (off 25% of its wall time): its off-CPU time may be a reading's
+        (
+            ev(wall=2 * MS, user=1.5 * MS, voluntary=1.0),
+            ev(wall=2.5 * MS, user=1.5 * MS, voluntary=1.0),
+        ),
+        # a base that blocks less than once a call
+        (ev(wall=5 * MS, voluntary=0.5), ev(wall=6 * MS, voluntary=0.5)),
+        # head blocking far less often than the base: not the same waits
+        (ev(wall=5 * MS, voluntary=2.0), ev(wall=6 * MS, voluntary=1.0)),
+        # off-CPU time 4% more: under OFF_GROWTH
+        (ev(wall=5 * MS, voluntary=1.0), ev(wall=5.16 * MS, voluntary=1.0)),
+    ],
+)
+def test_longer_off_cpu_time_without_its_evidence_is_not_waiting(base, head):
+    assert "waiting" not in kinds(base, head)
+
+
+def test_a_sleeping_syscall_that_grew_less_is_named_where_waiting_is():
+    """A pool of one connection (measured: epoll_wait 38 -> 46 a call, +21%): waiting named on
+    its switches (+20%), the loop's epoll_wait beside it, under the 50% a syscall needs to be a
+    kind's evidence but over SLEEP_NAMED; a syscall that fell (epoll_ctl) is never named."""
+    base = ev(wall=28 * MS, user=3.8 * MS, voluntary=8.6,
+              syscalls={"epoll_wait": 38.0, "epoll_ctl": 17.7})  # fmt: skip
+    head = ev(wall=73 * MS, user=5.2 * MS, voluntary=10.4,
+              syscalls={"epoll_wait": 46.0, "epoll_ctl": 6.0})  # fmt: skip
+    d = c.classify(base, head)
+    assert d.kinds == ["waiting"]
+    assert d.findings[0].evidence["syscalls"] == [
+        {"name": "epoll_wait", "base": 38.0, "head": 46.0}
+    ]
+
+
+def test_a_sleeping_syscall_that_grew_less_names_no_waiting_by_itself():
+    """The same +21% epoll_wait beside a busy loop that grew: more work, no waiting, no syscall."""
+    base = ev(syscalls={"epoll_wait": 38.0})
+    d = c.classify(base, ev(wall=1.5 * MS, user=1.5 * MS, syscalls={"epoll_wait": 46.0}))
+    assert d.kinds == ["work"]
+    assert "syscalls" not in d.findings[0].evidence
+
+
+def leak(kept: float, faults: float) -> tuple[Evidence, Evidence]:
+    """A Perl leak as measured (perl/coro/async_pool/trivial, held-out r4): ~61 KiB kept a call,
+    15 page faults a call more, the kernel time 0.18 ms a call more, the user time as it was."""
+    base = ev(wall=0.86 * MS, user=0.2 * MS, system=0.04 * MS, queued=0.62 * MS, peak=14 * MIB)
+    head = ev(wall=1.15 * MS, user=0.2 * MS, system=0.22 * MS, queued=0.73 * MS, minor=faults,
+              rss_growth=kept, peak=14 * MIB + kept * 1000, syscalls={"brk": 0.45})  # fmt: skip
+    return base, head
+
+
+def test_a_leak_whose_pages_fault_in_is_memory_first():
+    d = c.classify(*leak(kept=60.7 * 1024, faults=15.0))
+    assert d.kinds[0] == "memory" and d.findings[0].share is not None
+    assert "work" not in d.kinds
+    assert d.findings[0].evidence["faults"] == 15.0
+    assert d.findings[0].evidence["kept"] == pytest.approx(60.7 * 1024)
+
+
+@pytest.mark.parametrize(
+    ("kept", "faults", "expected"),
+    [
+        (0.0, 15.0, ["work"]),  # faults under FAULTS_MIN with nothing kept: the kernel's work
+        (60.7 * 1024, 4.0, ["work", "memory"]),  # fewer than half the pages kept: a fact after
+    ],
+)
+def test_faults_under_the_floor_are_memory_only_beside_what_is_kept(kept, faults, expected):
+    assert kinds(*leak(kept, faults)) == expected
+
+
 def test_memory_that_faults_in_every_call_is_memory():
     base = ev(minor=0.0, peak=20 * MIB)
     head = ev(wall=2 * MS, system=1 * MS, minor=256.0, rss_growth=MIB, peak=120 * MIB,
@@ -288,6 +370,21 @@ def test_names_from_the_run_are_inert():
     assert "\u202e" not in line and "|" not in line
     reason = text.line({"status": "failed", "reason": "x`y\n| z"})
     assert reason == "diagnosis failed: `x'y\\u000a¦ z`"
+
+
+def test_the_plain_line_is_the_same_without_markdown():
+    """The dashboard's line (confirm/status.why): no code spans, no bold; names as the run gave
+    them (the page sets the line as text), only what a reader cannot see escaped."""
+    nasty = "a**b`c|d\u202e"
+    head = ev(wall=2 * MS, user=1 * MS, system=1 * MS, syscalls={nasty: 3.0})
+    e = entry(c.classify(ev(), head))
+    assert text.line(e, plain=True) == (
+        "syscalls: +3 a**b`c|d\\u202e a call, system CPU time +1 ms a call "
+        "(all of this run's wall time a call +100.0%)"
+    )
+    assert text.line(e).startswith("**syscalls**: +3 `a**b'c¦d\\u202e` a call")
+    failed = {"status": "failed", "reason": "x`y\n**z**"}
+    assert text.line(failed, plain=True) == "diagnosis failed: x`y\\u000a**z**"
 
 
 def test_no_thread_counts_more_than_the_span_it_was_read_over():

@@ -376,7 +376,8 @@ def test_a_no_change_pr_decides_every_benchmark_and_stops_measuring_the_decided(
 
 def test_shards_measure_their_own_benchmarks_and_merge_into_one_verdict(repo, tmp_path) -> None:
     # gate --shard K/N (gate/shards.py): each shard measures the benchmarks the plan deals it
-    # (the first also any the plan does not name), at alpha / N; gate-merge makes one verdict,
+    # (and of those it does not name, its share by a hash of the name: shards.by_name deals
+    # `perl/fixture/extra` the first), at alpha / N; gate-merge makes one verdict,
     # and a shard without one leaves its benchmarks "not measured", the PR not ✅.
     from benchtrack.gate import shards
 
@@ -414,5 +415,9 @@ def test_shards_measure_their_own_benchmarks_and_merge_into_one_verdict(repo, tm
     done = subprocess.run([*cli, str(lone), str(outs[0])], capture_output=True, text=True)
     assert done.returncode == 3, done.stdout + done.stderr
     failed = json.loads((lone / "gate.json").read_text())["failed"]["head"]
-    assert sorted(failed) == ["perl/fixture/cube", "perl/fixture/size"]
+    assert sorted(failed) == [
+        "perl/fixture/cube",
+        "perl/fixture/size",
+        "shard 2/2's unplanned benchmarks",
+    ]
     assert "not measured: shard 2/2" in failed["perl/fixture/cube"]

@@ -3,7 +3,6 @@ commands' bad input. The shards measured and merged end to end: test_gate_e2e.py
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,16 +22,23 @@ def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     )
 
 
-def test_the_first_shard_also_takes_the_benchmarks_the_plan_does_not_name() -> None:
+def test_a_shard_measures_its_planned_benchmarks_and_its_hash_share_of_the_rest() -> None:
     split = {"rust/streams/a": 1, "rust/streams/b": 2, "python/c": 2}
-    first, second = (re.compile(shards.name_filter(split, k)) for k in (1, 2))
-    # criterion's ids lack the `rust/` prefix: both forms match
-    assert first.search("rust/streams/a") and first.search("streams/a")
-    assert first.search("rust/new_one") and not first.search("rust/streams/b")
-    assert not first.search("streams/b") and not first.search("python/c")
-    assert second.search("rust/streams/b") and second.search("python/c")
-    assert not second.search("rust/new_one") and not second.search("rust/streams/a")
-    assert shards.name_filter({"a": 1}, 2) == "^(?!)$"  # a shard with none measures none
+    first, second = (shards.wanted(split, k, 2) for k in (1, 2))
+    # criterion's ids lack the `rust/` prefix: both forms are the planned benchmark's
+    assert first("rust/streams/a") and first("streams/a")
+    assert not first("rust/streams/b") and not first("streams/b") and not first("python/c")
+    assert second("rust/streams/b") and second("python/c") and not second("streams/a")
+    # one not named (new since the plan) is exactly one shard's, the same one on every call
+    new = [f"rust/new_{i}" for i in range(40)]
+    assert all(first(n) != second(n) for n in new)
+    assert {shards.by_name(n, 2) for n in new} == {1, 2}  # spread, not all on the first
+    assert [shards.by_name(n, 2) for n in new] == [shards.by_name(n, 2) for n in new]
+    # a plan that names none (init's, before any seconds are recorded): by name alone
+    names = [f"go/Benchmark{i}" for i in range(300)]
+    dealt = [[n for n in names if shards.wanted({}, k, 3)(n)] for k in (1, 2, 3)]
+    assert sorted(n for d in dealt for n in d) == sorted(names)  # each in exactly one shard
+    assert all(70 <= len(d) <= 130 for d in dealt), [len(d) for d in dealt]
 
 
 def test_shard_plan_deals_a_recordings_benchmarks_by_their_seconds(tmp_path: Path) -> None:
@@ -93,3 +99,18 @@ def test_the_commands_refuse_bad_shards_and_write_nothing(tmp_path: Path) -> Non
     bad = cli("gate-merge", "--plan", str(plan), "--out", str(out), str(missing))
     assert bad.returncode == 2 and f"{missing}: expected a gate.json file" in bad.stderr
     assert "Traceback" not in bad.stderr and not out.exists()
+
+
+def test_the_merged_verdict_says_the_slowest_shards_time() -> None:
+    """The PR waits for its slowest shard: the merged summary's "took" is that shard's."""
+    from benchtrack.commands import gate_merge
+    from benchtrack.gate import render
+    from benchtrack.gate.outcome import Outcome
+
+    def shard(seconds: float, builds: float) -> Outcome:
+        meta = {"gate_seconds": seconds, "build_seconds": builds, "diagnosis_seconds": 0.0}
+        return Outcome([], [], [], {"base": {}, "head": {}}, [], 0.005, [5], meta=meta)
+
+    merged = gate_merge.merge({1: shard(300.0, 100.0), 2: shard(420.0, 90.0)}, 2, {})
+    assert merged.meta["gate_seconds"] == 420.0 and merged.meta["build_seconds"] == 100.0
+    assert render.took(merged.meta) == " · its slowest shard took 7.0 min (builds 1.7 min)"

@@ -65,3 +65,15 @@ def test_a_no_change_pr_reports_no_smaller_loss() -> None:
     """The timed no-change PR's gate.json (tracker/LAB.md, "Against the goals"): none reported."""
     o = comment.load(RECORDINGS / "nochange-t1.gate.json")
     assert len(o.rows) == 80 and o.smaller_losses == []
+
+
+def test_the_summary_says_how_long_the_jobs_gate_took_and_its_parts() -> None:
+    """The PR's wait for a job (issue 44: "the gate's time per PR is reported in the job
+    summary"): gate.json's meta gate_seconds, with the builds and the diagnosis beside it; a
+    gate.json from before it was kept says nothing of it."""
+    o = _outcome([_row("t/a", 0.0, -0.01, 0.01, "unchanged")])
+    assert "took" not in render.method_line(o)
+    o.meta = {"gate_seconds": 444.0, "build_seconds": 126.0, "diagnosis_seconds": 0.0}
+    assert render.method_line(o).endswith(" · this job's gate took 7.4 min (builds 2.1 min)")
+    o.meta["diagnosis_seconds"] = 40.4
+    assert "took 7.4 min (builds 2.1 min, diagnosis 40 s)" in render.markdown(o)

@@ -177,11 +177,16 @@ mod tests {
 
     #[test]
     fn unordered_returns_the_same_multiset_in_completion_order() {
-        let got = unordered(input(), WORKERS, mixed());
+        // The slow items take 300 ms here, not 15: a busy machine can start a worker thread
+        // 15 ms late, never 300.
+        let far = sleep_work(Duration::from_millis(1), Duration::from_millis(300), |i| {
+            i % 2 == 0
+        });
+        let got = unordered(input(), WORKERS, far);
         let mut sorted = got.clone();
         sorted.sort_by_key(|s| s.parse::<u64>().unwrap());
         assert_eq!(sorted, expected());
-        // Item 1 (1 ms) finishes long before item 0 (15 ms) on another worker.
+        // Item 1 (1 ms) finishes long before item 0 (300 ms) on another worker.
         let pos = |s: &str| got.iter().position(|g| g == s).unwrap();
         assert!(pos("10") < pos("0"), "{got:?}");
     }

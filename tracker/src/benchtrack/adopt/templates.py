@@ -7,6 +7,7 @@ example repository and tracker/tests/test_adopt.py holds the two together and ru
 
 from __future__ import annotations
 
+import math
 import re
 import textwrap
 from pathlib import Path
@@ -16,9 +17,13 @@ from benchtrack.errors import BadInput
 
 CONFIG = Path("benchtrack.toml")
 WORKFLOW = Path(".github/workflows/benchtrack.yml")
+SHARD_PLAN = Path(".github/gate-shards.json")  # action.yml's shard-plan default
 GITIGNORE = Path(".gitignore")
-# actions/checkout as this repository's workflows pin it (docs/action-pins.md).
+# actions/checkout and the artifact actions as this repository's workflows pin them
+# (docs/action-pins.md; tracker/tests/test_action_pins.py checks every pin of the tree).
 CHECKOUT = "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1"
+UPLOAD = "actions/upload-artifact@b7c566a772e6b6bfb58ed0dc250532a479d7789f # v6.0.0"
+DOWNLOAD = "actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c # v8.0.1"
 # `uses:` of a remote action: owner/repo[/path]@ref
 ACTION_RE = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./-]+)?@[A-Za-z0-9_./-]+")
 
@@ -73,6 +78,18 @@ MINUTES = 15
 PAIR_SECONDS = (0.25, 1.0)  # a benchmark's pairs in a round end after this long, within these
 
 
+MAX_SHARDS = 64  # gate/shards.py's plan holds at most this many
+
+
+def shards_needed(suites: list[Found]) -> int:
+    """How many shards (jobs of one runner) the gate needs so that each shard's round of its
+    share of the benchmarks, at the shortest pair_seconds, fits ROUND_SECONDS: 1 for most
+    suites; a suite of several hundred benchmarks is split (gate/shards.py)."""
+    need = sum(s.gate.benchmarks * (PAIR_SECONDS[0] + s.gate.per_benchmark)
+               for s in suites if s.gate is not None)  # fmt: skip
+    return min(max(math.ceil(need / ROUND_SECONDS - 1e-9), 1), MAX_SHARDS)
+
+
 def pair_seconds(suite: Found, total: int) -> float:
     """Seconds of pairs per benchmark and round: the round's time shared out over `total`
     benchmarks (all suites'), less what each costs besides its pairs (warm-ups, first steps)."""
@@ -103,26 +120,27 @@ def gate_text(suites: list[Found]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def suite_gate_text(s: Found, total: int) -> list[str]:
+def suite_gate_text(s: Found, counted: int, shards: int = 1) -> list[str]:
     """A suite's `[bench.suites.<name>.gate]` lockstep table, when it has a step worker (the one
     place that writes them), or a comment that the gate runs its command whole, once per side
-    per round. `total`: the benchmarks init counted in all suites."""
+    per round. `counted`: the benchmarks init counted in all suites, dealt to `shards`."""
     if s.gate is None:
         return [
             f"# {s.name}: no step worker for its adapter: the gate runs its command whole,",
             "# once per side per round (slower, and blind to what changes between the runs).",
         ]
     g = s.gate
+    total = math.ceil(counted / shards)  # a shard's round
     seconds = pair_seconds(s, total)
+    where = f"{counted} in all" if shards == 1 else f"{counted} in all, {total} a shard of {shards}"
     lines = [
         *(f"# {line}" for line in _wrap(f"The gate measures {s.name} in lockstep: {g.why}.")),
         *(
             f"# {line}"
             for line in _wrap(
                 f"pair_seconds: {ROUND_SECONDS:g} s a round shared out over the "
-                f"benchmarks init counted in the sources ({g.benchmarks} here, {total} in "
-                "all); with many more, lower it, or the first look's 5 rounds outgrow "
-                "the budget."
+                f"benchmarks init counted in the sources ({g.benchmarks} here, {where}); "
+                "with many more, lower it, or the first look's 5 rounds outgrow the budget."
             )
         ),
         f"[bench.suites.{s.name}.gate]",
@@ -153,8 +171,10 @@ def _wrap(text: str) -> list[str]:
 
 def config_text(suites: list[Found]) -> str:
     """benchtrack.toml: one `[bench.suites.<name>]` table per suite (benchtrack.suites), each
-    followed by how the gate measures it (suite_gate_text), then `[gate]` (gate_text)."""
-    total = sum(s.gate.benchmarks for s in suites if s.gate is not None)
+    followed by how the gate measures it (suite_gate_text), then `[gate]` (gate_text). With
+    shards, a round is each shard's share of the benchmarks."""
+    counted = sum(s.gate.benchmarks for s in suites if s.gate is not None)
+    shards = shards_needed(suites)
     lines = [
         "# benchtrack: the suites to measure (docs/adopting.md). Each runs `command` with bash at",
         "# the repository root; the `adapter` reads what it wrote at `raw` (benchtrack ingest).",
@@ -168,16 +188,18 @@ def config_text(suites: list[Found]) -> str:
             f"adapter = {_quoted(s.adapter)}",
             f"raw = {_quoted(s.raw)}",
             "",
-            *suite_gate_text(found, total),
+            *suite_gate_text(found, counted, shards),
         ]
     return "\n".join(lines) + "\n" + gate_text(suites)
 
 
-def workflow_text(action: str) -> str:
-    """The workflow: on a push to main, run and store; on a pull request, gate (≤ 26 lines)."""
+def workflow_text(action: str, shards: int = 1) -> str:
+    """The workflow: on a push to main, run and store; on a pull request, gate (≤ 26 lines).
+    With shards, the gate is one job a shard (each its share of the plan at SHARD_PLAN, at
+    alpha / N) and a merge job that makes their verdicts one (tracker/GATE.md, "Shards")."""
     if not ACTION_RE.fullmatch(action):
         raise BadInput("--action", None, "the composite action as OWNER/REPO@REF", action)
-    return f"""\
+    head = f"""\
 # benchtrack (written by `benchtrack init`): on a push to main, the suites of benchtrack.toml,
 # stored on gh-pages with a dashboard; on a pull request, the gate against its merge base.
 name: benchtrack
@@ -199,9 +221,48 @@ jobs:
   gate:
     if: github.event_name == 'pull_request'
     runs-on: ubuntu-latest
+"""
+    if shards == 1:
+        return (
+            head
+            + f"""\
     steps:
       - uses: {CHECKOUT}
         with: {{fetch-depth: 0, persist-credentials: false}}
       - uses: {action}
         with: {{mode: gate}}
 """
+        )
+    each = ", ".join(f'"{k}/{shards}"' for k in range(1, shards + 1))
+    return (
+        head
+        + f"""\
+    # {shards} shards (the benchmarks dealt by {SHARD_PLAN}; `benchtrack shard-plan` deals
+    # them by the seconds a gate.json recorded), one verdict: the merge job's
+    strategy:
+      fail-fast: false
+      matrix: {{shard: [{each}]}}
+    steps:
+      - uses: {CHECKOUT}
+        with: {{fetch-depth: 0, persist-credentials: false}}
+      - uses: {action}
+        with: {{mode: gate, shard: "${{{{ matrix.shard }}}}"}}
+      - uses: {UPLOAD}
+        if: ${{{{ !cancelled() }}}}
+        with:
+          name: benchtrack-shard-${{{{ strategy.job-index }}}}
+          path: target/bench/gate/gate.json
+          if-no-files-found: ignore
+  gate-merge:
+    needs: gate
+    if: ${{{{ !cancelled() && github.event_name == 'pull_request' }}}}
+    runs-on: ubuntu-latest
+    steps:
+      - uses: {CHECKOUT}
+        with: {{persist-credentials: false}}
+      - uses: {DOWNLOAD}
+        with: {{pattern: benchtrack-shard-*, path: target/benchtrack-shards}}
+      - uses: {action}
+        with: {{mode: merge}}
+"""
+    )

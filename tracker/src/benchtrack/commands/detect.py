@@ -77,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"benchtrack detect: note: {note}", file=sys.stderr)
     for s in report.skipped:
         print(f"benchtrack detect: {s['runner']} {s['series']}: {s['reason']}", file=sys.stderr)
-    md = detect.markdown(report.changes, report.new, skipped=len(report.skipped))
+    md = detect.markdown(
+        report.changes, report.new, skipped=len(report.skipped), tip=len(report.tip)
+    )
     if args.summary:
         with args.summary.open("a", encoding="utf-8") as f:
             f.write(md + "\n")

@@ -6,6 +6,7 @@ import argparse
 import os
 import re
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -81,6 +82,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    started = time.monotonic()  # the job's whole gate, for the summary's "took"
     console = Console(stderr=True)
     say = lambda msg: console.print(f"[dim]gate:[/] {msg}", highlight=False)  # noqa: E731
     root = worktree.repo_root(Path.cwd())
@@ -159,6 +161,10 @@ def run(args: argparse.Namespace) -> int:
         "suites": [s.name for s in suites],
         "rounds": data.count,
         "seconds": data.seconds + second.get("seconds", 0.0),
+        "build_seconds": round(data.build_seconds, 1),
+        "diagnosis_seconds": round(runs.seconds, 1),
+        # worktrees, builds, both stages and the diagnosis: the PR's wait for this job
+        "gate_seconds": round(time.monotonic() - started, 1),
         "minutes": minutes,
         "stopped_by_budget": data.stopped_by_budget,
         "counts_inside_from": data.counts_inside_from,
@@ -184,7 +190,7 @@ def _runner() -> dict[str, str]:
     return {"runner": runner_key(label, int(cpus))} if label and cpus.isdigit() else {}
 
 
-def _shard(args: argparse.Namespace) -> tuple[dict | None, str | None]:
+def _shard(args: argparse.Namespace) -> tuple[dict | None, Callable[[str], bool] | None]:
     """`--shard K/N` with its plan: (gate.json's `shard`, the gate-side filter), or Nones."""
     if args.shard is None:
         if args.shard_plan is not None:
@@ -200,7 +206,7 @@ def _shard(args: argparse.Namespace) -> tuple[dict | None, str | None]:
     if int(m.group(2)) != n:
         raise BadInput("--shard", None, f"K/{n}: the plan has {n} shards", args.shard)
     planned = sorted(b for b, j in split.items() if j == k)
-    return {"index": k, "of": n, "benchmarks": planned}, shards.name_filter(split, k) or None
+    return {"index": k, "of": n, "benchmarks": planned}, shards.wanted(split, k, n)
 
 
 def _profiles(out_dir: Path) -> Path:

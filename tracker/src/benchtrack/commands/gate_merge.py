@@ -21,7 +21,13 @@ HELP = "Merge one runner size's shard verdicts (gate --shard K/N) into one gate.
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("shards", nargs="+", type=Path, help="the shards' gate.json files")
+    p.add_argument(
+        "shards",
+        nargs="+",
+        help="the shards' gate.json files, or directories holding them (every gate.json under "
+        "one; a DIR/ that is empty or missing: no verdict, every shard's benchmarks not "
+        "measured)",
+    )
     p.add_argument("--plan", type=Path, required=True, help="the shard plan they ran")
     p.add_argument("--out", type=Path, required=True, help="directory for gate.json and gate.md")
     p.add_argument("--summary", type=Path, help="also append gate.md here (GITHUB_STEP_SUMMARY)")
@@ -47,11 +53,18 @@ def merge(found: dict[int, Outcome], n: int, split: dict[str, int]) -> Outcome:
             failed[side].update(o.failed.get(side, {}))
     for k in range(1, n + 1):
         if k not in found:
+            why = f"not measured: shard {k}/{n} gave no verdict (see its job)"
             for name in sorted(b for b, j in split.items() if j == k):
-                failed["head"][name] = f"not measured: shard {k}/{n} gave no verdict (see its job)"
+                failed["head"][name] = why
+            # and the benchmarks the plan does not name that it was dealt (shards.by_name)
+            failed["head"][f"shard {k}/{n}'s unplanned benchmarks"] = why
     meta = dict(first.meta) if first else {}
     meta["seconds"] = max((o.meta.get("seconds", 0.0) for o in found.values()), default=0.0)
     meta["rounds"] = max((o.meta.get("rounds", 0) for o in found.values()), default=0)
+    for key in ("gate_seconds", "build_seconds", "diagnosis_seconds"):  # the slowest shard's
+        got = [o.meta[key] for o in found.values() if isinstance(o.meta.get(key), (int, float))]
+        if got:
+            meta[key] = max(got)
     meta["shards"] = {"of": n, "merged": sorted(found)}
     meta["diagnosis"] = {
         k: e for o in found.values() for k, e in o.meta.get("diagnosis", {}).items()
@@ -68,11 +81,21 @@ def merge(found: dict[int, Outcome], n: int, split: dict[str, int]) -> Outcome:
     )
 
 
+def _verdicts(given: str) -> list[Path]:
+    """A gate.json, or every one under a directory: a missing one written DIR/ holds none
+    (a merge job whose shards uploaded nothing)."""
+    path = Path(given)
+    if path.is_dir() or (given.endswith("/") and not path.exists()):
+        return sorted(path.rglob("gate.json"))
+    return [path]
+
+
 def run(args: argparse.Namespace) -> int:
     n, split = shards.read_plan(args.plan)
     out = output_dir("--out", args.out)
     found: dict[int, Outcome] = {}
-    for path in args.shards:
+    paths = [q for given in args.shards for q in _verdicts(given)]
+    for path in paths:
         outcome = comment.load(path)
         k = _index(path, n)
         if k in found:
@@ -82,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     doc = merged.to_dict()
     diagnose.onto_rows(doc)  # each shard's diagnoses back on their rows
     markdown = render.write(out, merged, doc, diagnosis_text.markdown(diagnose.entries(doc)))
-    pr = next((p.parent / "pr.json" for p in args.shards if (p.parent / "pr.json").is_file()), None)
+    pr = next((p.parent / "pr.json" for p in paths if (p.parent / "pr.json").is_file()), None)
     if pr is not None:  # the PR number, for pr-comment.yml
         shutil.copyfile(pr, out / "pr.json")
     if args.summary:

@@ -18,6 +18,7 @@ from benchtrack.adopt import harnesses, templates
 from benchtrack.commands import flags
 from benchtrack.errors import EXIT_OK, BadInput
 from benchtrack.fsutil import atomic_write
+from benchtrack.gate import shards
 
 NAME = "init"
 HELP = (
@@ -50,10 +51,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     root = Path.cwd()
     suites = _suites(args, root)
+    n = templates.shards_needed(suites)
     files = {
         templates.CONFIG: templates.config_text(suites),
-        templates.WORKFLOW: templates.workflow_text(args.action),
+        templates.WORKFLOW: templates.workflow_text(args.action, n),
     }
+    if n > 1:  # every benchmark dealt by its name until `shard-plan` deals them by their seconds
+        files[templates.SHARD_PLAN] = shards.plan_bytes(shards.plan_doc(n, {})).decode()
     # bytes as they are (CRLF kept, any encoding): its lines are kept as they are
     ignore = root / templates.GITIGNORE
     old_ignore = ignore.read_bytes().decode(errors="surrogateescape") if ignore.is_file() else None
@@ -89,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
         how = "extended" if old_ignore is not None else "wrote"
         print(f"{how} {templates.GITIGNORE}: {', '.join(missing)}")
     names = ", ".join(s.name for s in suites)
+    if n > 1:
+        print(f"the gate runs as {n} shards (one runner's round cannot hold every benchmark)")
     print(f"suites: {names}; try them here with `benchtrack bench-local`, then commit the files")
     return EXIT_OK
 

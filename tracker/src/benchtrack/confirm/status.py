@@ -3,7 +3,6 @@ still a candidate; and which events a runner size has left to check."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -60,6 +59,5 @@ def why(check: Mapping[str, Any], source: Path) -> str | None:
         if row.get("diagnosis") is None:
             continue
         field = f"checks[event {check.get('event')!r}].rows[{i}].diagnosis"
-        line = text.line(diagnosis_check.entry(row["diagnosis"], source, field))
-        return re.sub(r"`([^`]*)`", r"\1", line).replace("**", "")
+        return text.line(diagnosis_check.entry(row["diagnosis"], source, field), plain=True)
     return None

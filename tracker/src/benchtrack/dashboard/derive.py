@@ -1,6 +1,7 @@
 """Deriving the dashboard's compact index and per-group payloads from a history read by
 dashboard/read.py: values quantised, commits deduplicated across runners, the range each series
-expects its latest run in (dashboard/expected.py), and the archived history's own files."""
+expects its latest run in (dashboard/expected.py); each series' text is dashboard/payload.py's,
+the archived history's files dashboard/archive.py's."""
 
 from __future__ import annotations
 
@@ -16,28 +17,12 @@ import orjson
 
 from benchtrack.dashboard import expected, machines
 from benchtrack.dashboard.events import change_events_of
+from benchtrack.dashboard.payload import OVERVIEW_BUCKETS, bucket_means, quantise, series_json
 from benchtrack.dashboard.read import SiteHistory
 from benchtrack.history import companion
 
 SCHEMA = "benchtrack.site/1"
-# The overview's small multiples need no more points than pixels: past 2 x OVERVIEW_BUCKETS
-# commits each group also gets an overview file of bucket means (same layout, fewer points).
-OVERVIEW_BUCKETS = 200
 _SLUG = re.compile(r"[^a-z0-9._-]+")
-
-
-def quantise(value: float, digits: int = 6) -> float | int | None:
-    """Keep `digits` significant digits; integral values serialise without `.0`; NaN -> None."""
-    if not math.isfinite(value):
-        return None
-    q = float(f"{value:.{digits}g}")
-    return int(q) if q.is_integer() and abs(q) < 1e15 else q
-
-
-def _json_numbers(values: Any, digits: int) -> str:
-    """A JSON array of `values` at `digits` significant digits (`1.23457e+06` is valid JSON)."""
-    fmt = f"{{:.{digits}g}}".format
-    return "[" + ",".join("null" if v != v else fmt(v) for v in values.tolist()) + "]"
 
 
 def _epoch_seconds(iso: str) -> float | None:
@@ -67,35 +52,6 @@ def _group_file(suite: str, group: str) -> str:
 def _repo_from_commit_url(url: str) -> str:
     head, sep, _ = url.partition("/commit/")
     return head if sep else ""
-
-
-def _series_json(pos: np.ndarray, values: np.ndarray, spread: np.ndarray) -> str:
-    """`[[commit index deltas], [values, 6 digits], [range half-widths, 3 digits]]`."""
-    deltas = np.diff(pos, prepend=0)
-    return (
-        f"[[{','.join(map(str, deltas.tolist()))}],"
-        f"{_json_numbers(values, 6)},{_json_numbers(spread, 3)}]"
-    )
-
-
-def _bucket_means(
-    pos: np.ndarray, values: np.ndarray, spread: np.ndarray, size: int, n: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Means per bucket of `size` commits (of all runners' commits, so buckets align across
-    runner sizes); each bucket sits at its last commit."""
-    buckets = pos // size
-    nb = (n + size - 1) // size
-    count = np.bincount(buckets, minlength=nb)
-    total = np.bincount(buckets, weights=values, minlength=nb)
-    has_spread = ~np.isnan(spread)
-    s_count = np.bincount(buckets, weights=has_spread, minlength=nb)
-    s_total = np.bincount(buckets, weights=np.where(has_spread, np.abs(spread), 0), minlength=nb)
-    keep = count > 0
-    at = np.minimum((np.arange(nb) + 1) * size - 1, n - 1)[keep]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = total[keep] / count[keep]
-        spreads = np.where(s_count[keep] > 0, s_total[keep] / s_count[keep], np.nan)
-    return at, means, spreads
 
 
 def _link_companions(listed: list[dict[str, Any]]) -> None:
@@ -170,6 +126,7 @@ def _index_changes(
                 "after": quantise(c["after"], 4) if c["after"] is not None else None,
                 "new": (_epoch_seconds(c["first_seen"] or "") or -1) >= since
                 and position[c["commit"]] >= recent,
+                **({"tip": True} if c.get("tip") else {}),  # detect/tip.py: to confirm
             }
         )
     return out
@@ -273,10 +230,10 @@ def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
                     series.spread[order_idx],
                 )
                 key_json = orjson.dumps(runner.key).decode()
-                per_runner.append(f"{key_json}:{_series_json(pos, values, np.abs(spread))}")
+                per_runner.append(f"{key_json}:{series_json(pos, values, np.abs(spread))}")
                 if bucket:
                     per_runner_o.append(
-                        f"{key_json}:{_series_json(*_bucket_means(pos, values, spread, bucket, n))}"
+                        f"{key_json}:{series_json(*bucket_means(pos, values, spread, bucket, n))}"
                     )
                 # the latest run, the one before, and the range the series' history expects the
                 # latest in (dashboard.expected), so the overview judges it without the series
@@ -350,57 +307,3 @@ def derive(history: SiteHistory, suite_order: tuple[str, ...] = ()) -> SiteData:
         "archive": None,  # what derive_archive adds when the history has archived entries
     }
     return SiteData(index=index, groups=payloads)
-
-
-ARCHIVE_INDEX = "data/archive/index.js"
-ARCHIVE_KEY = "#archive"  # a payload's key in window.BENCHTRACK_DATA: `<group key>[#o]#archive`
-
-
-def derive_archive(
-    history: SiteHistory, recent: SiteData, suite_order: tuple[str, ...] = ()
-) -> SiteData | None:
-    """The files "load older history" loads, for a history with archived entries (None if it has
-    none): the commit table of the whole history, each of `recent`'s commits' place in it (so the
-    page keeps every index it holds valid), the change points on it, and each group's series over
-    it. Fills in `recent.index["archive"]`, which tells the page there is more."""
-    if history.whole is None:
-        return None
-    whole = derive(
-        SiteHistory(
-            history.whole,
-            history.root,
-            history.changes,
-            changes_meta=history.changes_meta,
-            checks=history.checks,
-        ),
-        suite_order,
-    )
-    commits = whole.index["commits"]
-    at = {c: i for i, c in enumerate(commits["id"])}
-    points = sum(r["points"] for r in whole.index["runners"]) - sum(
-        r["points"] for r in recent.index["runners"]
-    )
-    recent_ids = set(recent.index["commits"]["id"])
-    recent.index["archive"] = {
-        "index": ARCHIVE_INDEX,
-        "commits": len(commits["id"]) - len(recent_ids),
-        "points": points,
-        "first": commits["t"][0] if commits["t"] else None,
-        # the change points only the archive holds: the Regressions list says how many
-        "changes": sum(c["commit"] not in recent_ids for c in whole.index["changes"]),
-    }
-    index = {
-        "schema": SCHEMA,
-        "commits": commits,
-        "recent": [at[c] for c in recent.index["commits"]["id"]],
-        "changes": whole.index["changes"],
-        "events": whole.index["events"],
-        "runners": [{k: r[k] for k in ("key", "points", "runs")} for r in whole.index["runners"]],
-        "groups": {
-            g["key"]: {k: g[k] for k in ("file", "ofile") if k in g}
-            for suite in whole.index["suites"]
-            for g in suite["groups"]
-        },
-    }
-    groups = {file: (key + ARCHIVE_KEY, text) for file, (key, text) in whole.groups.items()}
-    return SiteData(index=index, groups=groups)

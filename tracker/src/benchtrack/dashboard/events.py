@@ -37,6 +37,8 @@ def change_events_of(
                 "runners": e["runners"],
                 "change": e["change"],
                 "new": any(changes[k]["new"] for k in parts),
+                # in a series' newest runs only (detect/tip.py): confirmed the night it lands
+                **({"tip": True} if all(changes[k].get("tip") for k in parts) else {}),
                 "parts": parts,
                 "status": told["status"],
                 "checks": [

@@ -96,16 +96,23 @@ def _read_changes(
     except orjson.JSONDecodeError as error:
         raise BadInput(path, None, "valid JSON", str(error)) from None
     items = doc.get("changes", []) if isinstance(doc, dict) else doc
+    # detect/tip.py's candidates in a series' newest runs, listed as change points marked `tip`
+    tips = doc.get("tip", []) if isinstance(doc, dict) else []
     generated = doc.get("generated") if isinstance(doc, dict) else None
     if not isinstance(items, list):
         raise BadInput(path, "changes", "a list of change points", type(items).__name__)
+    if not isinstance(tips, list):
+        raise BadInput(path, "tip", "a list of candidates at the tip", type(tips).__name__)
     out = []
-    for i, item in enumerate(items):
+    for field_name, i, item in [
+        *(("changes", i, x) for i, x in enumerate(items)),
+        *(("tip", i, x) for i, x in enumerate(tips)),
+    ]:
         if not isinstance(item, dict) or not all(
             isinstance(item.get(k), str) for k in ("series", "runner", "commit")
         ):
             raise BadInput(
-                path, f"changes[{i}]", "an object with series, runner and commit strings"
+                path, f"{field_name}[{i}]", "an object with series, runner and commit strings"
             )
         regression = item.get("regression")
         first_seen = item.get("first_seen")
@@ -122,6 +129,7 @@ def _read_changes(
                 "first_seen": first_seen if isinstance(first_seen, str) else None,
                 "base": item["base"] if isinstance(item.get("base"), str) else "",
                 "unit": str(item.get("unit") or ""),
+                "tip": field_name == "tip",
             }
         )
     config = doc.get("config") if isinstance(doc, dict) else None

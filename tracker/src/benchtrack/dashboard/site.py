@@ -47,7 +47,8 @@ from typing import Any
 
 import orjson
 
-from benchtrack.dashboard.derive import ARCHIVE_INDEX, derive, derive_archive
+from benchtrack.dashboard.archive import ARCHIVE_INDEX, derive_archive
+from benchtrack.dashboard.derive import derive
 from benchtrack.dashboard.read import SiteHistory
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import atomic_write

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import ruptures
-from scipy import stats
+from scipy import special
 
 from benchtrack.detect.config import Config
 
@@ -54,12 +54,25 @@ def candidates(logs: np.ndarray, config: Config) -> list[int]:
     return [int(i) for i in algo.predict(pen=config.penalty * math.log(n)) if i < n]
 
 
+def welch_pvalue(left: np.ndarray, right: np.ndarray) -> float:
+    """Welch's two-sided t-test p-value: `scipy.stats.ttest_ind(left, right, equal_var=False)`'s,
+    computed directly (scipy's wrapper costs ~1.7 ms a call, most of `detect`'s time)."""
+    n1, n2 = len(left), len(right)
+    v1, v2 = float(np.var(left, ddof=1)) / n1, float(np.var(right, ddof=1)) / n2
+    se = math.sqrt(v1 + v2)
+    if se == 0:
+        return float("nan")
+    t = (float(np.mean(left)) - float(np.mean(right))) / se
+    df = (v1 + v2) ** 2 / (v1**2 / (n1 - 1) + v2**2 / (n2 - 1))
+    return float(2 * special.stdtr(df, -abs(t)))
+
+
 def _judge(values: np.ndarray, logs: np.ndarray, lo: int, cp: int, hi: int) -> Step:
     left, right = logs[lo:cp], logs[cp:hi]
     if np.ptp(left) == 0 and np.ptp(right) == 0:
         pvalue = 0.0 if left[0] != right[0] else 1.0
     else:
-        pvalue = float(stats.ttest_ind(left, right, equal_var=False).pvalue)
+        pvalue = welch_pvalue(left, right)
     before, after = float(np.median(values[lo:cp])), float(np.median(values[cp:hi]))
     return Step(cp, before, after, after / before - 1, pvalue)
 

@@ -9,17 +9,20 @@ from typing import Any
 
 from benchtrack.detect import events
 from benchtrack.detect.config import Config
-from benchtrack.detect.method import find_steps
+from benchtrack.detect.method import Step, find_steps
 from benchtrack.detect.publish import FILENAME, Change, document, merge_first_seen, read_previous
 from benchtrack.detect.publish import now_iso as _now
 from benchtrack.detect.publish import write as _write
 from benchtrack.detect.series import Series, load_series
+from benchtrack.detect.tip import tip_step
 
 
 @dataclass
 class Report:
     changes: list[Change] = field(default_factory=list)  # newest first, first_seen filled in
     new: list[Change] = field(default_factory=list)
+    # candidates at the tip (detect/tip.py): a step in a series' newest points, to confirm
+    tip: list[Change] = field(default_factory=list)
     skipped: list[dict[str, Any]] = field(default_factory=list)  # series too short to judge
     series: int = 0
     notes: list[str] = field(default_factory=list)  # duplicates, dropped values, date inversions
@@ -30,31 +33,33 @@ def is_regression(direction: str, change: float) -> bool:
     return change > 0 if direction == "smaller" else change < 0
 
 
-def changes_of(s: Series, config: Config) -> list[Change]:
+def _change(s: Series, step: Step) -> Change:
+    p = s.points[step.index]
+    return Change(
+        series=s.name,
+        runner=s.runner,
+        commit=p.commit,
+        date=p.date,
+        message=p.message,
+        url=p.url,
+        index=step.index,
+        before=step.before,
+        after=step.after,
+        change=step.change,
+        direction=s.direction,
+        regression=is_regression(s.direction, step.change),
+        significance=step.pvalue,
+        unit=s.unit,
+        base=s.points[step.index - 1].commit if step.index > 0 else "",
+    )
+
+
+def changes_of(s: Series, config: Config) -> tuple[list[Change], Change | None]:
+    """(the series' change points, its candidate at the tip or None: detect/tip.py)."""
     values = [p.value for p in s.points]
-    out = []
-    for step in find_steps(values, config):
-        p = s.points[step.index]
-        out.append(
-            Change(
-                series=s.name,
-                runner=s.runner,
-                commit=p.commit,
-                date=p.date,
-                message=p.message,
-                url=p.url,
-                index=step.index,
-                before=step.before,
-                after=step.after,
-                change=step.change,
-                direction=s.direction,
-                regression=is_regression(s.direction, step.change),
-                significance=step.pvalue,
-                unit=s.unit,
-                base=s.points[step.index - 1].commit if step.index > 0 else "",
-            )
-        )
-    return out
+    steps = find_steps(values, config)
+    at_tip = tip_step(values, steps, config)
+    return [_change(s, step) for step in steps], (_change(s, at_tip) if at_tip else None)
 
 
 def _timestamp(iso: str) -> float:
@@ -86,6 +91,7 @@ def analyse(
     now = now or _now()
     report = Report()
     current: list[Change] = []
+    tips: list[Change] = []
     # commit -> (its timestamp, first appearance): the commits' order for grouping, as the
     # dashboard orders them (derive.py: commit date, then when recorded)
     order: dict[str, tuple[float, int]] = {}
@@ -114,13 +120,20 @@ def analyse(
                 }
             )
             continue
-        current.extend(changes_of(s, config))
+        found, at_tip = changes_of(s, config)
+        current.extend(found)
+        tips.extend([at_tip] if at_tip else [])
     path = Path(out) if out is not None else changes_path(history)
     previous = read_previous(path) if path is not None else []
     report.changes, report.new = merge_first_seen(current, previous, now)
+    before = read_previous(path, "tip") if path is not None else []
+    report.tip = merge_first_seen(tips, before, now)[0]
     position = {c: i for i, c in enumerate(sorted(order, key=order.__getitem__))}
-    grouped = events.group((asdict(c) for c in report.changes), position)
-    report.document = document(report.changes, report.skipped, config, now, grouped)
+    grouped = events.group((asdict(c) for c in [*report.changes, *report.tip]), position)
+    at_tip = {c.key for c in report.tip}
+    for e in grouped:  # an event of tip candidates only: what detect alone cannot place yet
+        e["tip"] = all((p["series"], p["runner"], p["commit"]) in at_tip for p in e["parts"])
+    report.document = document(report.changes, report.skipped, config, now, grouped, report.tip)
     if write:
         if path is None:
             raise ValueError("write=True needs `out` for a history that is not a directory")

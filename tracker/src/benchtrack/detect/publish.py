@@ -60,9 +60,10 @@ def newest_first(changes: Iterable[Change]) -> list[Change]:
     return sorted(ordered, key=lambda c: c.date, reverse=True)
 
 
-def read_previous(path: Path) -> list[dict[str, Any]]:
-    """The changes of the previous publish; none if there was none. A damaged file stops us:
-    rewriting it would reset every first_seen and report every change as new."""
+def read_previous(path: Path, field: str = "changes") -> list[dict[str, Any]]:
+    """The changes of the previous publish (`field` "tip": its candidates at the tip, none in a
+    file written before them); none if there was none. A damaged file stops us: rewriting it
+    would reset every first_seen and report every change as new."""
     if not path.exists():
         return []
     try:
@@ -75,9 +76,9 @@ def read_previous(path: Path) -> list[dict[str, Any]]:
         raise BadInput(
             path, "schema", repr(SCHEMA), doc.get("schema") if isinstance(doc, dict) else doc
         )
-    changes = doc.get("changes")
+    changes = doc.get(field, [] if field != "changes" else None)
     if not isinstance(changes, list) or not all(isinstance(c, dict) for c in changes):
-        raise BadInput(path, "changes", "a list of change objects")
+        raise BadInput(path, field, "a list of change objects")
     return changes
 
 
@@ -115,6 +116,7 @@ def document(
     config: Any,
     now: str,
     events: Sequence[dict[str, Any]] = (),
+    tip: Sequence[Change] = (),
 ) -> dict:
     return {
         "schema": SCHEMA,
@@ -123,6 +125,7 @@ def document(
         "config": asdict(config),
         "changes": [asdict(c) for c in changes],
         "events": list(events),  # detect/events.py: the changes grouped, one per change
+        "tip": [asdict(c) for c in tip],  # detect/tip.py: candidates in the newest points
         "skipped": list(skipped),
     }
 

@@ -37,6 +37,7 @@ def markdown(
     *,
     skipped: int = 0,
     title: str = "Change points",
+    tip: int = 0,
 ) -> str:
     regressions = sum(c.regression for c in all_changes)
     lines = [
@@ -44,7 +45,8 @@ def markdown(
         "",
         f"{len(new_changes)} new since the previous run · {len(all_changes)} in the history "
         f"({regressions} regressions)"
-        + (f" · {skipped} series too short to judge" if skipped else ""),
+        + (f" · {skipped} series too short to judge" if skipped else "")
+        + (f" · {tip} candidates at the tip (to confirm in lockstep)" if tip else ""),
         "",
     ]
     if new_changes:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 
 # Cc: C0 and C1 controls; Cf: bidi, zero-width, tags, soft hyphen; Zl/Zp: U+2028/U+2029;
 # Cs/Co/Cn: surrogates, private use and unassigned code points, which no font shows as they are.
@@ -20,6 +21,7 @@ _HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
 _SPAN = {"`": "'", "|": "¦"}
 _SUSPECT = re.compile(r"[^ -~]|[`|]")  # printable ASCII passes untouched (fast)
 _SUSPECT_IN_BLOCK = re.compile(r"[^ -~\n\t]")
+_SUSPECT_IN_PLAIN = re.compile(r"[^ -~]")
 _FENCE = re.compile(r"`{3,}")  # a backtick fence ends only at a run of 3+ backticks
 
 
@@ -35,16 +37,30 @@ def _in_span(m: re.Match[str]) -> str:
     return _SPAN.get(m.group()) or visible(m.group())
 
 
-def code(text: object, limit: int = 120) -> str:
+def _cut(
+    text: object, limit: int, suspect: re.Pattern[str], shown: Callable[[re.Match[str]], str]
+) -> str:
+    """`text` stripped, each `suspect` character `shown`, at most `limit` characters ("…" where
+    cut, between characters: an escape is never split)."""
     raw = str(text).strip()[: limit + 1]
-    flat = _SUSPECT.sub(_in_span, raw)
-    if len(flat) > limit:  # cut between characters (an escape is never split), room for "…"
-        pieces = [_SUSPECT.sub(_in_span, c) for c in raw]
+    flat = suspect.sub(shown, raw)
+    if len(flat) > limit:
+        pieces = [suspect.sub(shown, c) for c in raw]
         size = len(flat)
         while size > limit - 1:
             size -= len(pieces.pop())
         flat = "".join(pieces) + "…"
-    return f"`{flat or ' '}`"
+    return flat
+
+
+def code(text: object, limit: int = 120) -> str:
+    return f"`{_cut(text, limit, _SUSPECT, _in_span) or ' '}`"
+
+
+def plain(text: object, limit: int = 120) -> str:
+    """`text` for a page that sets it as text, not Markdown (the dashboard): no span needed, only
+    what a reader cannot see escaped, cut as `code` cuts."""
+    return _cut(text, limit, _SUSPECT_IN_PLAIN, lambda m: visible(m.group()))
 
 
 def block(text: str) -> str:

@@ -94,8 +94,24 @@ def method_line(o: Outcome) -> str:
         "throughput; its instructions or CPU time, where measured, can also fail the PR, and "
         f"never make it an improvement; unchanged: its interval inside ±{v.MARGIN * 100:g}% of "
         f"the threshold, a loss of the threshold called so with probability ≤ {v.BETA * 100:g}% "
-        "a benchmark" + (f" · {m['idle']}" if m.get("idle") else "")
+        "a benchmark" + (f" · {m['idle']}" if m.get("idle") else "") + took(m)
     )
+
+
+def took(m: dict) -> str:
+    """What the PR waited for this job, worktrees to verdict: " · this job's gate took 7.4 min
+    (builds 2.1 min, diagnosis 40 s)"; "" in a gate.json from before it was kept."""
+    if not isinstance(m.get("gate_seconds"), (int, float)):
+        return ""
+    parts = [f"{label} {_span(m[key])}" for key, label in (
+        ("build_seconds", "builds"), ("diagnosis_seconds", "diagnosis"))
+        if isinstance(m.get(key), (int, float)) and m[key] > 0]  # fmt: skip
+    who = "its slowest shard" if m.get("shards") else "this job's gate"  # merged: the PR's wait
+    return f" · {who} took {_span(m['gate_seconds'])}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _span(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
 
 
 def mark(r: Row) -> str:

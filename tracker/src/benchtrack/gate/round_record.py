@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -39,7 +38,7 @@ def record(
     suite: Suite,
     rnd: int,
     runs: list,
-    pattern: re.Pattern[str] | None,
+    want: Callable[[str], bool] | None,
     last: int,
     drop: Callable[[Suite, SuiteFailure], None],
     progress: Progress,
@@ -51,7 +50,7 @@ def record(
             break
         benches, errors, seconds = outcome
         for b in benches:
-            if pattern and not pattern.search(b.name):
+            if want is not None and not want(b.name):
                 continue
             direction = getattr(b, "direction", "bigger")
             per_process = suite.lockstep and suite.processes > 1 and suite.pool == "processes"
@@ -72,7 +71,7 @@ def record(
                 spent.append(round(b.seconds, 3))
         data.run_seconds.setdefault(suite.name, []).append(seconds)
         for e in errors:
-            if not pattern or pattern.search(e.name) or isinstance(e, RunError):
+            if want is None or want(e.name) or isinstance(e, RunError):
                 data.errors[co.side].setdefault(suite.key(e.name), e.message)
         progress(
             f"round {rnd + 1}/{last} {suite.name} {co.side}: "

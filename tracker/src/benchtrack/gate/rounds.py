@@ -39,6 +39,7 @@ CROWDED = 0.5
 WINDOW_SECONDS = 2.0
 
 Progress = Callable[[str], None]
+Want = Callable[[str], bool]  # whether the gate keeps a benchmark, by its name
 
 
 def _measure(
@@ -83,11 +84,14 @@ def _measure(
         return [(co, f.result()) for co, f in futures]
 
 
-def _both(pattern: str | None, only: str | None) -> re.Pattern[str] | None:
-    """One pattern searching for `pattern` in a name that `only` (anchored) also matches."""
-    if not only:
-        return re.compile(pattern) if pattern else None
-    return re.compile(f"(?={only})(?=.*?(?:{pattern}))" if pattern else only)
+def _both(pattern: str | None, only: Want | None) -> Want | None:
+    """Whether the gate keeps a benchmark: `pattern` found in its name, and `only` says yes."""
+    harness = re.compile(pattern) if pattern else None
+    if harness is None:
+        return only
+    if only is None:
+        return lambda name: harness.search(name) is not None
+    return lambda name: harness.search(name) is not None and only(name)
 
 
 @dataclass(frozen=True)
@@ -98,8 +102,8 @@ class RoundPlan:
     harness filter; or, per suite name, the exact benchmarks that suite is to measure (the
     confirmation's candidates: its harness filter, replacing the suite's own, so that a
     benchmark is measured by the suite that measured it in the screening and no other).
-    `only`: a regular expression the gate alone applies to what it measures, never handed to
-    a harness (a shard's benchmarks, gate/shards.py: its lookahead is Python's).
+    `only`: whether the gate measures a benchmark, by its name, applied by the gate alone and
+    never handed to a harness (a shard's benchmarks: gate/shards.wanted).
     `budget`: seconds from the start (builds included) the rounds may take. `crowded_at`: the
     counted suites run beside the rounds while the rest of the machine keeps fewer CPUs busy,
     inside them from then on. `builds=False`: the sides are built already (the confirmation).
@@ -110,7 +114,7 @@ class RoundPlan:
     looks: list[int]
     pins: dict[str, str] = field(default_factory=dict)
     name_filter: str | dict[str, str] | None = None
-    only: str | None = None
+    only: Want | None = None
     cpus: str | None = None
     budget: float | None = None
     crowded_at: float = CROWDED
@@ -143,7 +147,7 @@ def interleave(
 
 
 class _Interleaving:
-    """One interleave() call: the suites still live, their environments and name patterns, the
+    """One interleave() call: the suites still live, their environments and name filters, the
     rounds recorded so far, and the counted suites' thread when they run beside the rounds."""
 
     def __init__(
@@ -155,7 +159,7 @@ class _Interleaving:
         self.meter = NeighbourMeter(WINDOW_SECONDS)  # from here, so the builds' span is seen too
         exact = isinstance(plan.name_filter, dict)
         filters = plan.name_filter if exact else {s.name: plan.name_filter for s in plan.suites}
-        self.patterns = {s.name: _both(filters.get(s.name), plan.only) for s in plan.suites}
+        self.wants = {s.name: _both(filters.get(s.name), plan.only) for s in plan.suites}
         self.live = list(plan.suites)
         base_cache = next(co.cache for co in plan.sides if co.side == "base")
         self.envs = {
@@ -201,7 +205,7 @@ class _Interleaving:
             # measured in lockstep or one side at a time, the two back to back.
             both = suite.series == COUNTED and (on is None or CpuSet.parse(on).count > 1)
             full = self.pausing and not beside and suite.lockstep and suite.cpus != "one"
-            pattern = self.patterns[suite.name]
+            want = self.wants[suite.name]
             with self.freezer.paused() if full else contextlib.nullcontext():
                 runs = _measure(
                     suite,
@@ -212,12 +216,12 @@ class _Interleaving:
                     rnd,
                     both=both,
                     freezer=self.freezer if beside else None,
-                    want=pattern.search if pattern else None,
+                    want=want,
                     placements=self._auto_choices(suite),
                 )
             with self.lock:
                 last = self.plan.looks[-1]
-                record(self.data, suite, rnd, runs, pattern, last, self.drop, self.progress)
+                record(self.data, suite, rnd, runs, want, last, self.drop, self.progress)
 
     def _crowded(self) -> bool:
         others = self.meter.neighbour()

@@ -9,14 +9,16 @@ R. L. Graham: en.wikipedia.org/wiki/Longest-processing-time-first_scheduling), w
 slowest shard, the PR's wall time, close to the best split without searching for it.
 
 `plan` makes the split (`benchtrack shard-plan`, and `evaluate --shards`: lab/shard_replay.py);
-`gate --shard K/N --shard-plan FILE` measures shard K's benchmarks (`name_filter`); `gate-merge`
+`gate --shard K/N --shard-plan FILE` measures shard K's benchmarks (`wanted`); `gate-merge`
 makes the shards' gate.json one (`merge`). A benchmark the plan does not name (new since the
-plan) is the first shard's.
+plan, or every one in the plan `benchtrack init` writes before any seconds are recorded) is
+dealt by a stable hash of its name (`by_name`), so new benchmarks spread over the shards.
 """
 
 from __future__ import annotations
 
-import re
+import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,16 +45,26 @@ def plan(seconds: dict[str, float], shards: int) -> dict[str, int]:
 SCHEMA = "benchtrack.shards/1"
 
 
-def write_plan(path: Path, shards: int, seconds: dict[str, float]) -> dict[str, Any]:
-    """The plan file: each benchmark's shard, 1-based, and the seconds it was dealt by."""
+def plan_doc(shards: int, seconds: dict[str, float]) -> dict[str, Any]:
+    """The plan file's document: each benchmark's shard, 1-based, and the seconds it was dealt
+    by; with no seconds (`benchtrack init`'s), no names: every benchmark dealt `by_name`."""
     split = plan(seconds, shards)
-    doc = {
+    return {
         "schema": SCHEMA,
         "shards": shards,
         "benchmarks": {n: split[n] + 1 for n in sorted(split)},
         "seconds": {n: round(seconds[n], 3) for n in sorted(seconds)},
     }
-    atomic_write(path, orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def plan_bytes(doc: dict[str, Any]) -> bytes:
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def write_plan(path: Path, shards: int, seconds: dict[str, float]) -> dict[str, Any]:
+    """The plan file (plan_doc) at `path`."""
+    doc = plan_doc(shards, seconds)
+    atomic_write(path, plan_bytes(doc))
     return doc
 
 
@@ -78,19 +90,28 @@ def read_plan(path: Path) -> tuple[int, dict[str, int]]:
     return n, dict(split)
 
 
-def _forms(names: list[str]) -> str:
+def _forms(names: list[str]) -> set[str]:
     # as confirm.name_filter: the full name, or (criterion's ids) without its first segment
-    forms = sorted({f for n in names for f in (n, n.split("/", 1)[-1])})
-    return "|".join(re.escape(f) for f in forms)
+    return {f for n in names for f in (n, n.split("/", 1)[-1])}
 
 
-def name_filter(split: dict[str, int], shard: int) -> str:
-    """The gate-side filter of shard `shard` (1-based): its planned benchmarks; the first
-    shard also every benchmark the plan does not name (new since the plan), so none goes
-    unmeasured. Applied by the gate to what it measures, never handed to a harness (a negative
-    lookahead is not every harness's regular expression)."""
-    if shard == 1:
-        others = [n for n, k in split.items() if k != 1]
-        return f"^(?!(?:{_forms(others)})$)" if others else ""
-    mine = [n for n, k in split.items() if k == shard]
-    return f"^(?:{_forms(mine)})$" if mine else "^(?!)$"  # a shard with none measures none
+def by_name(name: str, shards: int) -> int:
+    """The shard (1-based) of a benchmark no plan names: a CRC-32 of its name, the same on
+    every runner and Python (unlike hash(), which is salted per process)."""
+    return zlib.crc32(name.encode()) % shards + 1
+
+
+def wanted(split: dict[str, int], shard: int, shards: int) -> Callable[[str], bool]:
+    """Whether the gate of shard `shard` (1-based) measures a benchmark: the plan's own, and of
+    those it does not name, the ones `by_name` deals it. Applied by the gate to what it
+    measures, never handed to a harness; a plan's shard with none measures none of its
+    names (only new ones)."""
+    mine = _forms([n for n, k in split.items() if k == shard])
+    named = _forms(list(split))
+
+    def want(name: str) -> bool:
+        if name in mine:
+            return True
+        return name not in named and by_name(name, shards) == shard
+
+    return want

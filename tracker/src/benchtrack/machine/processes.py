@@ -29,14 +29,27 @@ def start(argv: list[str], *, env: dict[str, str], out, cwd: Path | None = None,
     )
 
 
-def finish(proc: subprocess.Popen, timeout: float | None = None) -> int | None:
+def finish(
+    proc: subprocess.Popen,
+    timeout: float | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> int | None:
     """Its exit code; None if `timeout` passed first (then its group is stopped). Whatever
-    interrupts the wait (Ctrl-C, a cancel) stops the group before it goes on."""
+    interrupts the wait (Ctrl-C, a cancel) stops the group before it goes on. With `progress`,
+    it is called with the seconds so far between waits of PROGRESS_SECONDS."""
+    start_at = time.monotonic()
     try:
-        return proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        stop_group(proc)
-        return None
+        while True:
+            elapsed = time.monotonic() - start_at
+            left = None if timeout is None else timeout - elapsed
+            if left is not None and left <= 0:
+                stop_group(proc)
+                return None
+            if progress is not None:
+                progress(elapsed)
+                left = PROGRESS_SECONDS if left is None else min(left, PROGRESS_SECONDS)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                return proc.wait(timeout=left)
     except BaseException:
         stop_group(proc)
         raise
@@ -60,7 +73,7 @@ def shell(
         out.flush()
         proc = start(["bash", "-c", command], env=env, out=out, cwd=cwd, freezer=freezer)
         try:
-            code = _wait(proc, timeout, progress)
+            code = finish(proc, timeout, progress)
         finally:
             if freezer:
                 freezer.forget(proc)
@@ -69,27 +82,6 @@ def shell(
             code = 124
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     return code, "\n".join(lines[-TAIL_LINES:])
-
-
-def _wait(
-    proc: subprocess.Popen, timeout: float | None, progress: Callable[[float], None] | None
-) -> int | None:
-    """`finish`, calling `progress` between short waits."""
-    if progress is None:
-        return finish(proc, timeout)
-    start_at = time.monotonic()
-    try:
-        while True:
-            elapsed = time.monotonic() - start_at
-            if timeout is not None and elapsed >= timeout:
-                stop_group(proc)
-                return None
-            progress(elapsed)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                return proc.wait(timeout=PROGRESS_SECONDS)
-    except BaseException:
-        stop_group(proc)
-        raise
 
 
 def stop_group(proc: subprocess.Popen) -> None:

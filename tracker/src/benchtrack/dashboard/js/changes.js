@@ -43,7 +43,7 @@
       events.push({ key: x.id, b, series: b.name, commit: x.commit, i: x.i, bad: isRegression(parts[0], b),
         points: parts, runners: x.runners.filter((k) => parts.some((c) => c.runner === k)), change: x.change, isNew: !!x.new,
         status: x.status || 'candidate', checks: x.checks || [], culprit: x.culprit || null,
-        dismissed: dismissed.has(x.id) });
+        tip: !!x.tip, dismissed: dismissed.has(x.id) });
     }
     for (const e of events) {
       // recovered: a later step of the same benchmark on one of its sizes, back the other way

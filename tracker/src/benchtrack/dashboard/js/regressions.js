@@ -22,9 +22,11 @@
   function statusCell(e, label) {
     // what the lockstep A/B said, per runner size it ran on, and the commit a bisect named
     const checks = e.checks.map((c) => `${runnerSize(c.runner)}: ${c.outcome}` + (c.rows[0] && c.rows[0].change != null ? ` ${pct1(c.rows[0].change)}` : ''));
-    const title = e.status === 'candidate' ? 'Found by change-point detection; not yet checked in lockstep (benchtrack confirm)'
+    const found = e.tip ? 'Found in the newest runs (a step at the tip)' : 'Found by change-point detection';
+    const title = e.status === 'candidate' ? found + '; not yet checked in lockstep (benchtrack confirm)'
       : 'Lockstep A/B of the commit before against the commit after: ' + checks.join('; ');
-    const cell = el('td', { class: 'status', 'data-label': label, 'data-status': e.status, title }, STATUS_TEXT[e.status] || e.status);
+    const cell = el('td', { class: 'status', 'data-label': label, 'data-status': e.status, 'data-tip': e.tip ? 'true' : null, title },
+      STATUS_TEXT[e.status] || e.status, e.tip ? ' · at the tip' : '');
     if (e.culprit) {
       cell.append(el('span', { class: 'culprit', 'data-commit': e.culprit.commit }, ' · at ', el('code', { text: short(e.culprit.commit) }),
         e.culprit.pr ? ` (#${e.culprit.pr})` : ''));

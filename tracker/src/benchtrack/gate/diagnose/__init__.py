@@ -3,7 +3,8 @@
 After the verdict, for every regressed benchmark and every smaller loss (and only for those),
 the gate runs the benchmark once more on each side, alone, under a wrapper that reads what the
 processes did (`procstat`: CPU time user and system, run-queue wait, context switches, page
-faults, resident memory; `syscalls`: per-syscall counts from a second run under strace), and
+faults, resident memory; `syscalls`: per-syscall counts from the same start's first steps,
+traced by strace until the gate lets it go), and
 `classify` splits the wall-time loss a call into kinds: lost parallelism, waiting, syscalls,
 more work, memory. The first kind named is the one that explains most of the loss; a kind is
 named only when it explains a sizeable share of it and its evidence clears a floor, else

@@ -22,10 +22,11 @@ once; off_cpu: time with not one thread runnable). So head's extra wall time a c
 
 A kind is named when its part is at least SHARE of the loss and at least FLOOR of the base's wall
 time a call, and its own evidence clears its floor (a syscall at least SYSCALL_MIN more a call and
-SYSCALL_GROWTH more than the base's; page faults FAULTS_MIN more a call; waiting, SWITCHES more
-voluntary context switches a call, since a thread that blocks gives up its CPU, or a waiting
-syscall that grew (strace sees the threads that ended, /proc does not); the CPU time
-CPU_GROWTH more for more work; …); the largest part first. Then facts that are not a time: memory
+SYSCALL_GROWTH more than the base's; page faults FAULTS_MIN more a call, or fewer beside a leak
+that faults its pages in; waiting, SWITCHES more voluntary context switches a call, since a
+thread that blocks gives up its CPU, or a waiting syscall that grew (strace sees the threads that
+ended, /proc does not), or the same waits, longer (`_longer`); the CPU time CPU_GROWTH more for
+more work; …); the largest part first. Then facts that are not a time: memory
 that grew by RSS_MIN (a leak), and a counted series' instructions that grew. When the run itself
 lost less than MIN_LOSS of the base's wall time a call, no time is split ("nothing stands out").
 
@@ -68,6 +69,25 @@ WOKE = 0.5  # voluntary context switches a call more: head blocks more often
 # Waiting: a thread that blocks gives up its CPU (a voluntary switch), so head must switch more.
 SWITCHES = 0.05  # a call, at least (a block every 20 calls)
 SWITCHES_GROWTH = 0.2  # and this share more than the base
+# Or the same waits, longer (a sleep stretched, a slower peer): a base that blocks at least BLOCKS
+# times a call and spends at least OFF_SHARE of its own time (off the CPU and on it: its wait for
+# a CPU is the neighbours', which beside load 20 took 45% of a sleep's wall time) with no thread
+# runnable, whose
+# off-CPU time a call head grows by at least OFF_GROWTH, blocking about as often (no fewer
+# switches than the base's less SWITCHES_GROWTH). A reading's error cannot pass for it: the
+# off-CPU time /proc can overstate is that of a thread which ended within a step, a few
+# run-queue waits, not a share of a base that is mostly asleep.
+BLOCKS = 1.0
+OFF_SHARE = 0.5
+OFF_GROWTH = 0.05
+# Where waiting is named on its own evidence, the sleeping syscalls it names are those that grew
+# by SYSCALL_MIN a call and at least this share (as evidence of waiting they must grow 50%).
+SLEEP_NAMED = 0.1
+PAGE = 4096
+# A leak's page faults: memory kept over the run (RSS_MIN) whose pages fault in as it grows, at
+# least LEAK_FAULTS of a page a call for each page kept a call, is memory's evidence under
+# FAULTS_MIN (the kernel time of faulting in what is kept is the leak's cost).
+LEAK_FAULTS = 0.5
 INSTRUCTIONS_MIN = 0.03  # a counted series' growth worth naming as more work
 # Syscalls that put a thread to sleep until something happens: their growth is waiting.
 WAITS = frozenset({
@@ -108,11 +128,13 @@ class Diagnosis:
         return [f.kind for f in self.findings]
 
 
-def _grown(base: dict[str, float], head: dict[str, float]) -> list[tuple[str, float, float]]:
+def _grown(
+    base: dict[str, float], head: dict[str, float], growth: float = SYSCALL_GROWTH
+) -> list[tuple[str, float, float]]:
     out = []
     for name in sorted(base.keys() | head.keys()):
         b, h = base.get(name, 0.0), head.get(name, 0.0)
-        if h - b >= SYSCALL_MIN and h >= b * (1 + SYSCALL_GROWTH):
+        if h - b >= SYSCALL_MIN and h >= b * (1 + growth):
             out.append((name, b, h))
     return sorted(out, key=lambda x: (-(x[2] - x[1]), x[0]))
 
@@ -157,17 +179,22 @@ def classify(base: Evidence, head: Evidence, counts: Counts | None = None) -> Di
     dw = head.wall - wall_b
     loss = dw / wall_b if wall_b > 0 else math.nan
     parts = split(base, head)
-    grown = _grown(base.syscalls or {}, head.syscalls or {}) if base.syscalls is not None and \
-        head.syscalls is not None else []  # fmt: skip
+    counted = base.syscalls is not None and head.syscalls is not None
+    grown = _grown(base.syscalls or {}, head.syscalls or {}) if counted else []
     waits = [g for g in grown if g[0] in WAITS]
+    slept = waits or [g for g in _grown(base.syscalls or {}, head.syscalls or {}, SLEEP_NAMED)
+                      if g[0] in WAITS]  # fmt: skip
     mapped = [g for g in grown if g[0] in MEMORY]
     other = [g for g in grown if g[0] not in WAITS and g[0] not in MEMORY]
     faults = head.minor - base.minor
-    faulted = faults >= FAULTS_MIN and head.minor >= base.minor * (1 + FAULTS_GROWTH)
     peak = head.peak - base.peak
     peaked = peak >= RSS_MIN and (base.peak <= 0 or peak >= RSS_GROWTH * base.peak)
     kept = (head.rss_growth - base.rss_growth) * head.calls
     leaked = kept >= RSS_MIN
+    leak_faults = faults >= max(1.0, LEAK_FAULTS * kept / max(head.calls, 1) / PAGE)
+    faulted = (faults >= FAULTS_MIN or (leaked and leak_faults)) and head.minor >= base.minor * (
+        1 + FAULTS_GROWTH
+    )
     # who the kernel time and the off-CPU time belong to
     time = {"work": parts["work"], "parallelism": parts["parallelism"], "waiting": 0.0,
             "syscalls": 0.0, "memory": 0.0}  # fmt: skip
@@ -188,7 +215,7 @@ def classify(base: Evidence, head: Evidence, counts: Counts | None = None) -> Di
         "parallelism": {"base_threads": base.threads_at_once, "head_threads": head.threads_at_once,
                         "base_busy": base.busy_threads, "head_busy": head.busy_threads},
         "waiting": {"off_cpu": parts["waiting"], "voluntary": head.voluntary - base.voluntary,
-                    "syscalls": _listed(waits)},
+                    "syscalls": _listed(slept)},
         "syscalls": {"syscalls": _listed(other), "system": head.system - base.system},
         "work": {"cpu": cpu_growth if math.isfinite(cpu_growth) else None},
         "memory": {"peak": peak, "peak_growth": peak / base.peak if base.peak > 0 else None,
@@ -210,7 +237,8 @@ def classify(base: Evidence, head: Evidence, counts: Counts | None = None) -> Di
             head.voluntary - base.voluntary >= SWITCHES
             and head.voluntary >= base.voluntary * (1 + SWITCHES_GROWTH)
         )
-        or bool(waits),
+        or bool(waits)
+        or _longer(base, head),
         "syscalls": bool(other),
         "work": cpu_growth >= CPU_GROWTH,
         "memory": faulted,
@@ -227,6 +255,17 @@ def classify(base: Evidence, head: Evidence, counts: Counts | None = None) -> Di
     if "work" not in have and "instructions" in evidence["work"]:
         named.append(Finding("work", None, evidence["work"]))
     return Diagnosis(tuple(named), loss, parts)
+
+
+def _longer(base: Evidence, head: Evidence) -> bool:
+    """The same waits, longer: a base mostly asleep, blocking at least BLOCKS times a call, whose
+    off-CPU time head grows by OFF_GROWTH, blocking about as often."""
+    return (
+        base.voluntary >= BLOCKS
+        and base.off_cpu >= OFF_SHARE * (base.off_cpu + base.cpu)
+        and head.off_cpu >= base.off_cpu * (1 + OFF_GROWTH)
+        and head.voluntary >= base.voluntary * (1 - SWITCHES_GROWTH)
+    )
 
 
 def memory_row(base: float, head: float, unit: str) -> Diagnosis:

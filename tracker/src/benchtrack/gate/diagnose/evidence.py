@@ -1,8 +1,10 @@
 """One side's evidence: what one call of a benchmark cost, by every measure the diagnosis reads.
 
 Everything is per call (the step protocol says how many calls a step made), except the peak
-resident memory (the session's, bytes) and the busy threads. `syscalls` is per call too, from a
-run of its own under strace (`syscalls.py`), or None when none was counted (and `note` says why).
+resident memory (the session's, bytes) and the busy threads. `syscalls` is per call too, from the
+worker's traced step before strace let go of it (`syscalls.py`), or None when none was counted
+(and `note` says why); `traced_wall` is that step's seconds a call under strace (over `wall`:
+what tracing cost; no other figure was read while it traced).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ class Evidence:
     busy_threads: int  # threads on a CPU for at least a quarter of the wall time
     syscalls: dict[str, float] | None = None  # per call, by name
     note: str = ""  # why no syscalls were counted, when so
+    traced_calls: int | None = None  # the traced step's calls
+    traced_wall: float | None = None  # seconds a call of the traced step, under strace
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -1,20 +1,23 @@
-"""One benchmark of each side, run alone, its calls read from /proc (and counted under strace).
+"""One benchmark of each side, run alone: its syscalls counted (strace) and its calls read from
+/proc, in one start of each side's worker.
 
 Both sides' step workers (the suite's own harness, in the gate's worktrees, filtered to the one
-benchmark) start together and take turns, as in lockstep: each warms the benchmark up and offers
-it; one call sets that side's N, the calls of a step (so each side's step takes ~`seconds /
-steps`, and a fast side's CPU time is still many of /proc's 10 ms ticks; the evidence is per
-call); then `steps` steps a side, alternating, each read from /proc before and after
-(`procstat`). Then, where strace is installed, each side once more under strace for one step of
-the same N both sides (the slower side's ~TRACE_SECONDS untraced) (`syscalls`). Nothing here
-decides anything: `classify` reads it.
+benchmark) start together, under strace where it is installed (`syscalls.wrap`), and take turns,
+as in lockstep: each warms the benchmark up and offers it; one traced call sizes the traced step
+(TRACE_SECONDS of calls at the traced speed, the same N both sides), whose syscalls are counted
+(`syscalls.steps`); then strace lets go of both (`syscalls.detach`), and the rest is untraced:
+one call sets that side's N, the calls of a step (so each side's step takes ~`seconds / steps`,
+and a fast side's CPU time is still many of /proc's 10 ms ticks; the evidence is per call); then
+`steps` steps a side, alternating, each read from /proc before and after (`procstat`). strace's
+overhead (each syscall stops its thread twice) is in the traced steps only, whose times are kept
+(`Evidence.traced_wall`, against `wall`: what tracing cost) and used for nothing else. Nothing
+here decides anything: `classify` reads it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,7 +29,8 @@ from benchtrack.gate.diagnose.evidence import Evidence
 SIDES = ("base", "head")
 SECONDS = 1.0  # a side's measured steps together
 STEPS = 4
-TRACE_SECONDS = 0.2  # the traced step's calls, at their untraced speed
+TRACE_SECONDS = 0.25  # the traced step's calls, at the traced speed
+TRACE_CALLS = 10_000  # and at most this many
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,7 @@ class Failed(Exception):
     """The measurement could not be made: the reason, for "diagnosis failed: …"."""
 
 
-def _start(side: str, launch: Launch, name: str, deadline: float, command: str | None = None):
+def _start(side: str, launch: Launch, deadline: float, command: str | None = None):
     w = lockstep.Worker(side, command or launch.command, launch.cwd, launch.env, launch.log,
                         launch.cpu)  # fmt: skip
     w.deadline = deadline
@@ -94,13 +98,23 @@ def measure(
     steps: int = STEPS,
 ) -> dict[str, Evidence]:
     """Each side's evidence for benchmark `name`, or Failed saying why not. `trace_dir`: where
-    the strace runs' traces go (None: no syscall counts)."""
+    the traces go (None: no syscall counts, no strace)."""
     deadline = time.monotonic() + timeout
+    note = ""
+    traces: dict[str, Path] = {}
+    if trace_dir is not None and syscalls.available() is None:
+        note = "syscalls not counted: strace is not installed"
+    elif trace_dir is not None:
+        trace_dir.mkdir(parents=True, exist_ok=True)
+        traces = {side: trace_dir / f"{side}.trace" for side in SIDES}
     with _started("worker") as workers:
         for side in SIDES:
-            workers[side] = _start(side, launches[side], name, deadline)
+            launch = launches[side]
+            wrapped = syscalls.wrap(launch.command, traces[side]) if traces else None
+            workers[side] = _start(side, launch, deadline, wrapped)
         for side in SIDES:
             _ready(side, workers[side], name)
+        traced, traced_wall = _traced(workers) if traces else (0, {})
         single = {side: _run(side, workers[side], 1) for side in SIDES}
         n = {side: max(1, round(seconds / steps / t)) if t > 0 else 1 for side, t in single.items()}
         usage = {side: procstat.Usage() for side in SIDES}
@@ -113,57 +127,55 @@ def measure(
                 wall = time.monotonic() - t0
                 after = procstat.read(w.proc.pid)
                 usage[side].add(before, replace(after, at=before.at + wall))
-        for side in SIDES:
+        for side in SIDES:  # both sides end together (a harness's teardown can take seconds)
             workers[side].send("next")
+        for side in SIDES:
             workers[side].finish()
     found = {
-        side: replace(Evidence.of(usage[side], n[side] * steps),
+        side: replace(Evidence.of(usage[side], n[side] * steps), note=note,
                       extra={"calls_a_step": n[side], "steps": steps})
         for side in SIDES
     }  # fmt: skip
-    if trace_dir is None:
+    if not traces:
         return found
-    if syscalls.available() is None:
-        note = "syscalls not counted: strace is not installed"
-        return {side: replace(e, note=note) for side, e in found.items()}
-    slowest = max(single.values())
-    traced = max(1, min(min(n.values()), round(TRACE_SECONDS / slowest))) if slowest > 0 else 1
     try:
-        counted = _traced(launches, name, traced, trace_dir, deadline)
+        counted = {side: _counted(side, traces[side], traced) for side in SIDES}
     except Failed as e:
         return {side: replace(ev, note=f"syscalls not counted: {e}") for side, ev in found.items()}
     return {
-        side: replace(ev, syscalls={k: v / traced for k, v in sorted(counted[side].items())})
+        side: replace(ev, syscalls={k: v / traced for k, v in sorted(counted[side].items())},
+                      traced_calls=traced, traced_wall=traced_wall[side])
         for side, ev in found.items()
-    }
+    }  # fmt: skip
 
 
-def _traced(
-    launches: dict[str, Launch], name: str, n: int, trace_dir: Path, deadline: float
-) -> dict[str, Counter[str]]:
-    """Each side's syscalls over one step of `n` calls, under strace."""
-    trace_dir.mkdir(parents=True, exist_ok=True)
-    traces = {side: trace_dir / f"{side}.trace" for side in SIDES}
-    with _started("traced worker") as workers:
-        for side in SIDES:
-            launch = launches[side]
-            log = launch.log.with_name(f"{launch.log.stem}-strace{launch.log.suffix}")
-            wrapped = syscalls.wrap(launch.command, traces[side])
-            workers[side] = _start(side, replace(launch, log=log), name, deadline, wrapped)
-        for side in SIDES:
-            _ready(side, workers[side], name)
-            _run(side, workers[side], n)
-            workers[side].send("next")
-        for side in SIDES:
-            workers[side].finish()
-    out = {}
-    for side in SIDES:
+def _traced(workers: dict[str, lockstep.Worker]) -> tuple[int, dict[str, float]]:
+    """The traced step: one call a side times the traced speed, then a step of the same N both
+    sides (~TRACE_SECONDS at the slower side's traced speed); then strace lets go of both. The
+    N, and each side's seconds a call under strace."""
+    first = {side: _run(side, w, 1) for side, w in workers.items()}
+    slowest = max(first.values())
+    n = max(1, min(TRACE_CALLS, round(TRACE_SECONDS / slowest))) if slowest > 0 else 1
+    walls = {side: _run(side, w, n) / n for side, w in workers.items()}
+    for side, w in workers.items():
         try:
-            text = traces[side].read_text(errors="replace")
-        except OSError as e:
-            raise Failed(f"no trace from the {side} side ({e.strerror})") from None
-        try:
-            out[side] = syscalls.count(text)
-        except syscalls.TraceError as e:
+            syscalls.detach(w.proc.pid)
+        except syscalls.TraceError as e:  # its steps would be traced: no figure of it is
             raise Failed(f"the {side} side's {e}") from None
-    return out
+    return n, walls
+
+
+def _counted(side: str, trace: Path, n: int) -> dict[str, int]:
+    """The syscalls of the traced step of `n` calls (the trace's last), by name."""
+    try:
+        text = trace.read_text(errors="replace")
+    except OSError as e:
+        raise Failed(f"no trace from the {side} side ({e.strerror})") from None
+    try:
+        found = syscalls.steps(text)
+    except syscalls.TraceError as e:
+        raise Failed(f"the {side} side's {e}") from None
+    calls, counted = found[-1]
+    if calls != n:
+        raise Failed(f"the {side} side's trace ends with a step of {calls} calls, not {n}")
+    return dict(counted)

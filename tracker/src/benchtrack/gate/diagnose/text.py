@@ -1,5 +1,7 @@
 """The diagnosis line, from gate.json's `diagnosis` entry: every name (a syscall, a function, a
-reason a run gave) as inert code (gate/mdtext.py), every number formatted here."""
+reason a run gave) as inert code (gate/mdtext.py), every number formatted here. `plain=True`:
+the same line as plain text, for a page that sets it as text (the dashboard): no code spans, no
+bold, names with only what a reader cannot see escaped."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Any
 
 from benchtrack.gate.diagnose.classify import LABELS, MIN_LOSS
 from benchtrack.gate.mdtext import code, pct
+from benchtrack.gate.mdtext import plain as plain_text
 
 OK, FAILED, NOT_RUN = "ok", "failed", "not run"
 
@@ -37,11 +40,15 @@ def count(x: float) -> str:
     return f"{x:+,.0f}" if abs(x) >= 10 else f"{x:+.2g}"
 
 
-def _syscalls(items: list[dict[str, Any]]) -> str:
-    return ", ".join(f"{count(s['head'] - s['base'])} {code(s['name'], 40)}" for s in items)
+def _name(text: object, limit: int, plain: bool) -> str:
+    return plain_text(text, limit) if plain else code(text, limit)
 
 
-def phrase(kind: dict[str, Any]) -> str:
+def _syscalls(items: list[dict[str, Any]], plain: bool) -> str:
+    return ", ".join(f"{count(s['head'] - s['base'])} {_name(s['name'], 40, plain)}" for s in items)
+
+
+def phrase(kind: dict[str, Any], plain: bool = False) -> str:
     """One kind and its evidence."""
     k = kind["kind"]
     label = LABELS[k]
@@ -53,9 +60,9 @@ def phrase(kind: dict[str, Any]) -> str:
         text = (f"off-CPU time {duration(kind['off_cpu'])} a call, voluntary context switches "
                 f"{count(kind['voluntary'])} a call")  # fmt: skip
         if kind.get("syscalls"):
-            text += f" ({_syscalls(kind['syscalls'])} a call)"
+            text += f" ({_syscalls(kind['syscalls'], plain)} a call)"
     elif k == "syscalls":
-        text = f"{_syscalls(kind.get('syscalls', []))} a call"
+        text = f"{_syscalls(kind.get('syscalls', []), plain)} a call"
         if kind.get("system") is not None and kind["system"] > 0:
             text += f", system CPU time {duration(kind['system'])} a call"
     elif k == "work":
@@ -63,7 +70,7 @@ def phrase(kind: dict[str, Any]) -> str:
         if kind.get("cpu") is not None and math.isfinite(kind["cpu"]):
             parts.append(f"CPU time {pct(kind['cpu'])} a call")
         if kind.get("instructions") is not None:
-            where = ", ".join(f"{code(f['function'], 80)} ({pct(f['share'])})"
+            where = ", ".join(f"{_name(f['function'], 80, plain)} ({pct(f['share'])})"
                               for f in kind.get("functions", []))  # fmt: skip
             where = f", in {where}" if where else ""
             parts.append(f"instructions {pct(kind['instructions'])}{where}")
@@ -78,18 +85,19 @@ def phrase(kind: dict[str, Any]) -> str:
         if kind.get("kept") is not None and kind["kept"] >= 1024:
             parts.append(f"{size(kind['kept'])} kept a call")
         if kind.get("syscalls"):
-            parts.append(f"{_syscalls(kind['syscalls'])} a call")
+            parts.append(f"{_syscalls(kind['syscalls'], plain)} a call")
         text = ", ".join(parts)
     return f"{label}: {text}" if text else label
 
 
-def line(entry: dict[str, Any]) -> str:
-    """The whole line: the kinds, the first one's share of the run's loss; or why there is none."""
+def line(entry: dict[str, Any], plain: bool = False) -> str:
+    """The whole line: the kinds, the first one's share of the run's loss; or why there is none.
+    Markdown (the first kind in bold, names as code), or `plain` text."""
     status = entry.get("status")
     if status == FAILED:
-        return f"diagnosis failed: {code(entry.get('reason', ''), 200)}"
+        return f"diagnosis failed: {_name(entry.get('reason', ''), 200, plain)}"
     if status == NOT_RUN:
-        return f"diagnosis not run: {code(entry.get('reason', ''), 200)}"
+        return f"diagnosis not run: {_name(entry.get('reason', ''), 200, plain)}"
     kinds = entry.get("kinds", [])
     loss = entry.get("loss")
     run = f"this run's wall time a call {pct(loss)}" if loss is not None else ""
@@ -98,12 +106,13 @@ def line(entry: dict[str, Any]) -> str:
         return "nothing stands out" + (
             f" ({run}{'' if lost else ': no loss in this run'})" if run else ""
         )
-    said = [phrase(k) for k in kinds]
+    said = [phrase(k, plain) for k in kinds]
     first = kinds[0].get("share")
     if first is not None and run:  # a part can exceed the loss where another part is negative
         said[0] += f" ({'all' if first >= 1 else f'{first * 100:.0f}%'} of {run})"
-    said[0] = f"**{said[0].split(':', 1)[0]}**:{said[0].split(':', 1)[1]}" if ":" in said[0] \
-        else f"**{said[0]}**"  # fmt: skip
+    if not plain:
+        label, colon, rest = said[0].partition(":")
+        said[0] = f"**{label}**{colon}{rest}"
     return "; ".join(said)
 
 
