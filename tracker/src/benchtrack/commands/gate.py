@@ -162,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
         "rounds": data.count,
         "seconds": data.seconds + second.get("seconds", 0.0),
         "build_seconds": round(data.build_seconds, 1),
-        "diagnosis_seconds": round(runs.seconds, 1),
+        # (a diagnosis's seconds are gate.json's diagnosis_seconds, there only when one ran)
+        **({"diagnosis_seconds": round(runs.seconds, 1)} if runs.found else {}),
         # worktrees, builds, both stages and the diagnosis: the PR's wait for this job
         "gate_seconds": round(time.monotonic() - started, 1),
         "minutes": minutes,

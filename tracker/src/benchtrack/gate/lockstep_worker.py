@@ -153,8 +153,7 @@ class Worker:
 
     def finish(self) -> int:
         """Waits for the exit after the last benchmark; the exit code."""
-        with contextlib.suppress(OSError):
-            os.close(self._out)
+        self._out = _closed(self._out)
         try:
             code = self.proc.wait(timeout=max(1.0, self.deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -169,7 +168,15 @@ class Worker:
         self._close()
 
     def _close(self) -> None:
-        for fd in (self._out, self._in):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        self._out, self._in = _closed(self._out), _closed(self._in)
         self._logfile.close()
+
+
+def _closed(fd: int) -> int:
+    """Close `fd` once; -1 from then on. Never a second os.close of a number: by then another
+    thread (the counts beside the rounds) may have been given it, and would lose its pipe (a
+    Popen's exec-status pipe read EBADF in CI when finish() and _close() both closed `_out`)."""
+    if fd >= 0:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    return -1
