@@ -28,7 +28,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_adopt import ACTION, benchtrack
+from test_adopt import ACTION, SHORT_GO_RUNS, benchtrack
 from test_workflows_local import git, run
 
 # --- Go ----------------------------------------------------------------------------------------
@@ -320,7 +320,7 @@ def test_an_adopters_gate_set_up_by_init_measures_each_side_in_lockstep(
     # (test_init_ignores_what_a_pytest_suite_writes, this python_repo); the Rust crate's would
     # build criterion a third time.
     if kind == "go":
-        monkeypatch.setenv("GOFLAGS", "-benchtime=1000x")
+        monkeypatch.setenv("GOFLAGS", SHORT_GO_RUNS)
         local = benchtrack(repo, "bench-local", "--no-history", "--json", check=False)
         monkeypatch.delenv("GOFLAGS")  # the gate's builds and steps as init has them
         assert local.returncode == 0, local.stdout[-2000:] + local.stderr[-2000:]
