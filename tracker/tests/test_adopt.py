@@ -23,6 +23,9 @@ from test_workflows_local import git, run  # the same runner: a step's env, no V
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs/adopting.md"
 ACTION = "OWNER/benchtrack@COMMIT"  # as the docs' example writes it
+# Where a test runs init's Go suite whole (`go test -bench . -count 5`): a thousand calls a run
+# rather than a second of them; the command stays the one init wrote.
+SHORT_GO_RUNS = "-benchtime=1000x"  # GOFLAGS
 BENCH_GO = """\
 package sum
 
@@ -140,7 +143,8 @@ def status(repo: Path) -> list[str]:
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="needs Go")
-def test_init_ignores_what_bench_local_writes(tmp_path):
+def test_init_ignores_what_bench_local_writes(tmp_path, monkeypatch):
+    monkeypatch.setenv("GOFLAGS", SHORT_GO_RUNS)
     repo = example_repo(tmp_path / "ex")
     done = benchtrack(repo, "init", "--action", ACTION)
     assert "wrote .gitignore: .bench/, target/" in done.stdout
@@ -179,7 +183,8 @@ def test_init_dry_run_leaves_gitignore_and_a_refusal_writes_none(tmp_path):
 
 def test_init_ignores_what_a_pytest_suite_writes(tmp_path):
     """pytest compiles the test modules into __pycache__/ beside them (uv's .venv/ and pytest's
-    .pytest_cache/ carry their own .gitignore)."""
+    .pytest_cache/ carry their own .gitignore). Also where bench-local runs init's pytest suite
+    (test_adopt_lockstep gates this python_repo)."""
     from test_adopt_lockstep import python_repo  # a uv project, two tests (it imports this file)
 
     repo = tmp_path / "py"
@@ -253,7 +258,8 @@ def run_action(checkout: Path, with_: dict, tmp: Path, event: dict[str, str], ch
 
 
 @pytest.mark.skipif(shutil.which("go") is None, reason="needs Go")
-def test_the_docs_example_runs_against_a_scratch_repository(tmp_path):
+def test_the_docs_example_runs_against_a_scratch_repository(tmp_path, monkeypatch):
+    monkeypatch.setenv("GOFLAGS", SHORT_GO_RUNS)
     repo = example_repo(tmp_path / "dev")
     benchtrack(repo, "init", "--action", ACTION)
     git(repo, "add", "-A")
