@@ -41,3 +41,21 @@ def test_nothing_a_pr_runs_imports_the_lab() -> None:
         and any(m.startswith("benchtrack.lab") for m in _imported(p))
     ]
     assert offenders == []
+
+
+def test_a_step_workers_start_imports_no_numpy() -> None:
+    """The gate starts a step worker per side, suite and round (lockstep): numpy's import was
+    most of each start (~0.9 of 1.0 CPU-s beside load), paid hundreds of times a test run and a
+    PR. Only what parses a harness's output is imported; statistics wait until they are used."""
+    import subprocess
+    import sys
+
+    kinds = ("criterion", "gotest", "googlebenchmark", "pytest")
+    code = (
+        "import sys, importlib\n"
+        "import benchtrack.commands.step_worker\n"
+        f"for k in {kinds!r}: importlib.import_module('benchtrack.stepworker.' + k)\n"
+        "print(sorted(m for m in ('numpy', 'scipy') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr

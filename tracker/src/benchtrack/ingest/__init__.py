@@ -29,7 +29,6 @@ from benchtrack.result import (
     check_benchmark,
     parse_json,
 )
-from benchtrack.stats import median_ci
 
 # harness name (the CLI word) -> module under benchtrack.ingest
 HARNESSES = {
@@ -182,6 +181,10 @@ def figures_benchmark(
         lo, hi = spread or (value, value)
         ci = (min(lo, value), max(hi, value))
     elif len(runs) >= MIN_SAMPLES:
+        # here, not at the top: a step worker imports ingest's parsers at every start, and
+        # stats' numpy is most of a worker's start-up (0.9 s of 1.0 beside load)
+        from benchtrack.stats import median_ci
+
         value, ci = median_ci(runs)
     else:
         raise BadInput(
