@@ -51,11 +51,10 @@ def test_a_step_workers_start_imports_no_numpy() -> None:
     import sys
 
     kinds = ("criterion", "gotest", "googlebenchmark", "pytest")
-    code = (
-        "import sys, importlib\n"
-        "import benchtrack.commands.step_worker\n"
-        f"for k in {kinds!r}: importlib.import_module('benchtrack.stepworker.' + k)\n"
-        "print(sorted(m for m in ('numpy', 'scipy') if m in sys.modules))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+    script = [
+        "import sys, importlib, benchtrack.commands.step_worker",
+        *(f"importlib.import_module('benchtrack.stepworker.{k}')" for k in kinds),
+        "print(sorted(m for m in ('numpy', 'scipy') if m in sys.modules))",
+    ]
+    loaded = subprocess.check_output([sys.executable, "-c", "\n".join(script)], text=True)
+    assert loaded.strip() == "[]", loaded
