@@ -10,7 +10,9 @@ cd "$(dirname "$0")/.."
 count_args python "$@"
 # The environment's interpreter itself (not `uv run`): valgrind must start the process that counts.
 python=$(uv run --frozen python -c 'import sys; print(sys.executable)')
+# Without the plugins the suite uses none of: under valgrind their imports were a third of a
+# small count run (tracker/tests/test_callgrind.py's toy: 23 -> 14 CPU-s).
 echo "== python: instruction counts ($iters runs each, under callgrind)"
 "${benchtrack[@]}" callgrind --lazy --iters "$iters" --out "$out/python.json" -- \
   "$python" -m pytest python/benchmarks -o 'python_files=bench_*.py' -p no:cacheprovider \
-  --benchmark-disable -q --timeout=900
+  -p no:hypothesispytest -p no:xdist -p no:asyncio --benchmark-disable -q --timeout=900

@@ -177,7 +177,9 @@ def test_lazy_counts_of_a_benchmark_do_not_depend_on_what_ran_before_it(tmp_path
     for helper in ("conftest.py", "countmode.py", "stepmode.py"):
         shutil.copy(bench_dir / helper, tmp_path / helper)
     (tmp_path / "bench_toy.py").write_text(PYTEST_MODULE)
+    # without the plugins the toy needs none of (their imports, under valgrind, were most of it)
     pytest_args = ["-p", "no:cacheprovider", "-o", "python_files=bench_*.py", "-q"]
+    pytest_args += ["-p", "no:hypothesispytest", "-p", "no:xdist", "-p", "no:asyncio"]
     pytest_args += [f"--rootdir={tmp_path}", "-c", os.devnull, "--benchmark-disable", "."]
     light: list[int] = []
     for filt in ("toy/", "toy/light"):
