@@ -75,15 +75,17 @@ def test_py_spys_collapsed_stacks_are_keyed_by_process_thread_group_and_frames()
         'process 41:"python -m pytest";thread (0x1A): MainThread;main (w.py);nap (w.py) 7',
         'process 41:"python -m pytest";thread (0x2B): pool_1;_worker (thread.py) 3',
         'process 41:"python -m pytest";thread (0x3C): pool_2;_worker (thread.py) 2',
-        'process 41:"python x";process 52:"python -c job";thread (0x4D): MainThread;job (j.py) 4',
+        'process 41:"python";process 52:"/v/bin/python -c a;b(17)";'
+        "thread (0x4D): MainThread;j (j.py) 4",
         "thread (99);f (a.py) 1",
         "garbage without a count",
     ])  # fmt: skip
-    stacks, threads = pyspy.parse(raw)
+    stacks, threads, each = pyspy.parse(raw)
     assert stacks == {
         ("", "MainThread", "main (w.py)", "nap (w.py)"): 7,
         ("", "pool_N", "_worker (thread.py)"): 5,
-        ("child: python -c job", "MainThread", "job (j.py)"): 4,
+        ("child: python -c a;b(N)", "MainThread", "j (j.py)"): 4,
         ("", "(unnamed)", "f (a.py)"): 1,
     }
     assert len(threads[("", "pool_N")]) == 2 and len(threads[("", "MainThread")]) == 1
+    assert max(each.values()) == 7  # the intervals: one thread's samples, not a group's (5)

@@ -28,6 +28,7 @@ DIR = "wall-profiles"  # under the gate's --out, beside gate.json
 TOP = 3  # frames in gate.json's entry (the comment's line shows the first)
 LISTED = 15  # frames a table of the text file
 KEPT = 60  # frames in the JSON file
+IDLE = 0.01  # a thread group on a CPU at most this share of its wall time, both sides: idle
 SIDES = ("base", "head")
 Key = tuple[str, str, str]  # process, thread group, frame
 
@@ -74,10 +75,18 @@ def _sides(a: dict[str, Counter[Key]], b: dict[str, Counter[Key]]) -> list[dict[
 
 
 def diff(name: str, sides: dict[str, Samples], tool: str) -> dict[str, Any]:
-    """The JSON form: each side's sampling, its threads and frames a call, self and total."""
+    """The JSON form: each side's sampling, its threads and frames a call, self and total. A
+    thread group idle throughout on both sides (on a CPU under IDLE of its wall time: a helper
+    waiting for work that never came, a pool's resource tracker) is listed with the threads but
+    its frames are not ranked: its wall time a call is the window's, which grows with any loss."""
     base, head = sides["base"], sides["head"]
     threads = {side: _threads(s) for side, s in sides.items()}
     groups = sorted(set(threads["base"]) | set(threads["head"]))
+    idle = {
+        g for g in groups
+        if all(t.get(g, {}).get("cpu", 0.0) <= IDLE * t.get(g, {}).get("wall", 0.0)
+               for t in threads.values())
+    }  # fmt: skip
     zero = {"wall": 0.0, "cpu": 0.0, "count": 0}
     sampled = {
         side: {"calls": s.calls, "window": s.window, "stepped": s.stepped,
@@ -85,18 +94,23 @@ def diff(name: str, sides: dict[str, Samples], tool: str) -> dict[str, Any]:
         for side, s in sides.items()
     }  # fmt: skip
     rows = [
-        {"process": g[0], "thread": g[1],
+        {"process": g[0], "thread": g[1], "idle": g in idle,
          **{side: {**zero, **threads[side].get(g, {})} for side in SIDES}}
         for g in groups
     ]  # fmt: skip
+
+    def ranked(self_only: bool) -> list[dict[str, Any]]:
+        rows = _sides(_per_call(base, self_only), _per_call(head, self_only))
+        return [r for r in rows if (r["process"], r["thread"]) not in idle][:KEPT]
+
     return {
         "benchmark": name,
         "tool": tool,
         "rate": RATE,
         "sampled": sampled,
         "threads": rows,
-        "self": _sides(_per_call(base, True), _per_call(head, True))[:KEPT],
-        "total": _sides(_per_call(base, False), _per_call(head, False))[:KEPT],
+        "self": ranked(True),
+        "total": ranked(False),
     }
 
 
@@ -139,7 +153,8 @@ def text(doc: dict[str, Any]) -> str:
     ]
     for t in doc["threads"]:
         row = {"process": t["process"], "thread": t["thread"], "base": t["base"], "head": t["head"]}
-        out.append(_row(row, f"{t['base']['count']} → {t['head']['count']} threads"))
+        idle = "; idle throughout, its frames not ranked" if t["idle"] else ""
+        out.append(_row(row, f"{t['base']['count']} → {t['head']['count']} threads{idle}"))
     for title, rows in (("Frames that gained the most (self time: the innermost Python frame)",
                          [r for r in doc["self"] if r["gained"] > 0][:LISTED]),
                         ("Frames that lost the most (self time)",
@@ -161,7 +176,7 @@ def write(name: str, sides: dict[str, Samples], tool: str, out: Path) -> dict[st
     files = {"file": f"{DIR}/{slug(name)}.txt", "data": f"{DIR}/{slug(name)}.json"}
     atomic_write(out / files["file"], text(doc).encode())
     atomic_write(out / files["data"], orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    top = [{"thread": r["thread"], "frame": r["frame"], "wall": r["gained"],
+    top = [{"thread": _where(r), "frame": r["frame"], "wall": r["gained"],
             "cpu": r["head"]["cpu"] - r["base"]["cpu"]}
            for r in doc["self"][:TOP] if r["gained"] > 0]  # fmt: skip
     return {"status": OK, **files, "top": top}

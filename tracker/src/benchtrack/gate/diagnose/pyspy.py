@@ -42,7 +42,8 @@ STOP_SECONDS = 10.0
 _YAMA = Path("/proc/sys/kernel/yama/ptrace_scope")
 _PROC = Path("/proc")
 _THREAD = re.compile(r"^thread \((?:0x)?[0-9A-Fa-f]+\)(?:: (.*))?$")
-_PROCESS = re.compile(r'^process \d+:"?(.*?)"?$')
+# a process frame, whose command line may hold a `;` (python -c "a;b"): up to the next frame
+_PROCESS = re.compile(r'process \d+:"(.*?)";(?=process \d+:"|thread \()')
 Stack = tuple[str, ...]  # process ("": the sampled one), thread group, frames outermost first
 
 
@@ -103,30 +104,39 @@ class Samples:
     own_cpu: float = 0.0  # py-spy's own CPU seconds (both recorders)
 
 
-def parse(text: str) -> tuple[Counter[Stack], dict[tuple[str, str], set[str]]]:
+def parse(text: str) -> tuple[Counter[Stack], dict[tuple[str, str], set[str]], Counter[str]]:
     """py-spy's raw (collapsed) output: `frame;frame;… count` a line, outermost first, with
     `--subprocesses` a `process PID:"cmd"` frame and with `--threads` a `thread (ID): name` one
     before the Python frames. Stacks keyed by process command (no pid), thread group (a name's
     digits as N: a pool's threads together) and frames; the thread ids of each group. The
-    sampled process is "", a child `child: <its command>`."""
+    sampled process is "", a child `child: <its command>`. Then each thread's samples."""
     stacks: Counter[Stack] = Counter()
     threads: dict[tuple[str, str], set[str]] = {}
+    each: Counter[str] = Counter()
     for line in text.splitlines():
         body, _, count = line.rpartition(" ")
         if not body or not count.isdigit():
             continue
-        frames = body.split(";")
-        process, thread, tid, depth = "", "", "", 0
-        while frames and (m := _PROCESS.match(frames[0])):  # the sampled process first
-            process = f"child: {m.group(1)[:100]}" if depth else ""
-            frames, depth = frames[1:], depth + 1
+        process, thread, tid, at, depth = "", "", "", 0, 0
+        while m := _PROCESS.match(body, at):  # the sampled process first, then its children
+            process = f"child: {_command(m.group(1))}" if depth else ""
+            at, depth = m.end(), depth + 1
+        frames = body[at:].split(";")
         if frames and (m := _THREAD.match(frames[0])):
             thread = re.sub(r"\d+", "N", m.group(1) or "(unnamed)")
             tid = frames[0].split(")", 1)[0]
             frames = frames[1:]
         threads.setdefault((process, thread), set()).add(f"{process}\0{tid}")
         stacks[(process, thread, *frames)] += int(count)
-    return stacks, threads
+        each[f"{process}\0{tid}"] += int(count)
+    return stacks, threads, each
+
+
+def _command(line: str) -> str:
+    """A child's command line as a label: its program's name, digits as N (a pool's processes,
+    their pipes' and descriptors' numbers, together), at most 60 characters."""
+    program, _, rest = line.partition(" ")
+    return re.sub(r"\d+", "N", f"{Path(program).name} {rest}".strip())[:60]
 
 
 class Recorders:
@@ -178,11 +188,8 @@ class Recorders:
                 read[what] = parse(f.read_text(errors="replace"))
             except OSError as e:
                 raise Failed(f"py-spy ({what}) wrote no samples ({e.strerror})") from None
-        wall, threads = read["wall"]
-        per_thread: Counter[str] = Counter()
-        for stack, n in wall.items():
-            per_thread[stack[0] + "\0" + stack[1]] += n
-        intervals = max(per_thread.values(), default=0)
+        _, threads, per_thread = read["wall"]
+        intervals = max(per_thread.values(), default=0)  # --idle: every thread, every interval
         if intervals == 0:
             raise Failed("py-spy took no sample of the worker's Python threads")
         dt = window / intervals

@@ -144,12 +144,15 @@ def measure_all(
                 trace_dir=logs / "diagnose" / "traces" / name.replace("/", "_"),
                 profile_dir=logs / "diagnose" / "samples" / name.replace("/", "_") if out else None,
             )
-            if out is not None:
-                runs.profiles[name] = profile(name, found[name], out)
         except measure.Failed as e:
             found[name] = f"failed: {e}"
         except Exception as e:  # a hint, never the verdict: the gate reports what it has
             found[name] = f"failed: {type(e).__name__}: {e}"
+        if out is not None and isinstance(found[name], dict):
+            try:
+                runs.profiles[name] = profile(name, found[name], out)
+            except Exception as e:  # the profile is the diagnosis's extra, never its end
+                runs.profiles[name] = profile_diff.failed(f"{type(e).__name__}: {e}")
         longest = max(longest, time.monotonic() - t0)
     runs.seconds = time.monotonic() - started
     return runs

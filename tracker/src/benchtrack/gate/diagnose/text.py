@@ -153,8 +153,8 @@ def markdown(entries: dict[str, dict[str, Any]]) -> str:
     out = ["#### Why it is slower", "",
            "Per regressed benchmark and smaller loss: one more run of each side, alone, the "
            "kind that explains most of the loss first (tracker/DIAGNOSE.md); a Python "
-           "benchmark's wall-time profile diff is a file beside gate.json, in this job's "
-           "artifact.",
+           "benchmark's wall-time profile diff is a file of the gate's output directory, "
+           "beside gate.json (in CI, the gate's artifact).",
            ""]  # fmt: skip
     for row, entry in entries.items():
         out.append(f"- {code(row)}: {line(entry)}")
