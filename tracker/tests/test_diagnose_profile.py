@@ -43,6 +43,7 @@ def test_the_diff_of_two_real_profiles_names_the_frame_head_sleeps_in(tmp_path):
     out = tmp_path / "out"
     entry = run.profile("diag/nap", found, out)
     assert entry["status"] == "ok", entry
+    assert isinstance(entry["seconds"], float) and entry["seconds"] >= 0, entry  # py-spy's waits
     doc = json.loads((out / entry["data"]).read_text())
     text = (out / entry["file"]).read_text()
     rows = {(r["thread"], r["frame"]): r for r in doc["self"]}

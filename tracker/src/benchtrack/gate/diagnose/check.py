@@ -123,6 +123,8 @@ def _profile(c: _Check, value: object) -> dict[str, Any]:
         ok = isinstance(path, str) and PROFILE_FILE.fullmatch(path) is not None
         c.that(ok, f"profile.{key}", "wall-profiles/<name>.txt or .json", path)
         out[key] = path
+    if value.get("seconds") is not None:
+        out["seconds"] = c.number(value["seconds"], "profile.seconds")
     top = c.items(value.get("top", []), "profile.top", MAX_TOP)
     out["top"] = [
         {"thread": c.text(t.get("thread"), f"profile.top[{i}].thread"),

@@ -14,6 +14,7 @@ inert text.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from benchtrack.gate.diagnose.text import FAILED, NOT_RUN, OK, duration
 DIR = "wall-profiles"  # under the gate's --out, beside gate.json
 TOP = 3  # frames in gate.json's entry (the comment's line shows the first)
 LISTED = 15  # frames a table of the text file
+LOST = 5  # frames that lost the most, listed
 KEPT = 60  # frames in the JSON file
 IDLE = 0.01  # a thread group on a CPU at most this share of its wall time, both sides: idle
 SIDES = ("base", "head")
@@ -62,15 +64,21 @@ def _threads(samples: Samples) -> dict[tuple[str, str], dict[str, float]]:
     return out
 
 
-def _sides(a: dict[str, Counter[Key]], b: dict[str, Counter[Key]]) -> list[dict[str, Any]]:
+def _sides(
+    a: dict[str, Counter[Key]], b: dict[str, Counter[Key]], grew: float
+) -> list[dict[str, Any]]:
+    """A row a frame, both sides' seconds a call; `gained` (head's wall less the base's) and
+    `beyond` (less the base's grown by `grew`, the ratio of the windows a call: what a frame
+    that held the same share of its thread's time would have gained), ranked by `beyond`."""
     keys = set(a["wall"]) | set(b["wall"]) | set(a["cpu"]) | set(b["cpu"])
     rows = []
     for k in keys:
         got = {side: {"wall": d["wall"][k], "cpu": d["cpu"][k]}
                for side, d in zip(SIDES, (a, b), strict=True)}  # fmt: skip
         rows.append({"process": k[0], "thread": k[1], "frame": k[2], **got,
-                     "gained": got["head"]["wall"] - got["base"]["wall"]})  # fmt: skip
-    rows.sort(key=lambda r: -r["gained"])
+                     "gained": got["head"]["wall"] - got["base"]["wall"],
+                     "beyond": got["head"]["wall"] - got["base"]["wall"] * grew})  # fmt: skip
+    rows.sort(key=lambda r: -r["beyond"])
     return rows
 
 
@@ -90,7 +98,7 @@ def diff(name: str, sides: dict[str, Samples], tool: str) -> dict[str, Any]:
     zero = {"wall": 0.0, "cpu": 0.0, "count": 0}
     sampled = {
         side: {"calls": s.calls, "window": s.window, "stepped": s.stepped,
-               "intervals": s.intervals, "own_cpu": s.own_cpu}
+               "intervals": s.intervals, "own_cpu": s.own_cpu, "added": s.added}
         for side, s in sides.items()
     }  # fmt: skip
     rows = [
@@ -99,15 +107,20 @@ def diff(name: str, sides: dict[str, Samples], tool: str) -> dict[str, Any]:
         for g in groups
     ]  # fmt: skip
 
+    windows = [s.window / s.calls if s.calls else 0.0 for s in (base, head)]
+    grew = windows[1] / windows[0] if windows[0] > 0 else 1.0
+
     def ranked(self_only: bool) -> list[dict[str, Any]]:
-        rows = _sides(_per_call(base, self_only), _per_call(head, self_only))
-        return [r for r in rows if (r["process"], r["thread"]) not in idle][:KEPT]
+        rows = _sides(_per_call(base, self_only), _per_call(head, self_only), grew)
+        rows = [r for r in rows if (r["process"], r["thread"]) not in idle]
+        return rows[:KEPT] + rows[KEPT:][-LOST:]  # the most gained, and the most lost
 
     return {
         "benchmark": name,
         "tool": tool,
         "rate": RATE,
         "sampled": sampled,
+        "window_grew": grew,
         "threads": rows,
         "self": ranked(True),
         "total": ranked(False),
@@ -123,7 +136,9 @@ def _row(row: dict[str, Any], label: str) -> str:
     b, h = row["base"], row["head"]
     on = h["cpu"] - b["cpu"]
     off = (h["wall"] - h["cpu"]) - (b["wall"] - b["cpu"])
-    return (f"  {duration(h['wall'] - b['wall']):>11}  {duration(on):>11}  {duration(off):>11}  "
+    beyond = duration(row["beyond"]) if "beyond" in row else ""
+    return (f"  {duration(h['wall'] - b['wall']):>11}  {beyond:>11}  {duration(on):>11}  "
+            f"{duration(off):>11}  "
             f"{duration(b['wall']).lstrip('+'):>10} → {duration(h['wall']).lstrip('+'):<10}  "
             f"{_where(row)[:40]:<40}  {label}")  # fmt: skip
 
@@ -143,11 +158,14 @@ def text(doc: dict[str, Any]) -> str:
         outside = 1 - x["stepped"] / x["window"] if x["window"] > 0 else 0.0
         out.append(f"{side}: {x['calls']:,} calls; {x['window']:.3f} s sampled "
                    f"({x['intervals']:,} intervals; {outside:.0%} of it outside the steps); "
-                   f"py-spy's own CPU {x['own_cpu']:.2f} s")  # fmt: skip
+                   f"py-spy's own CPU {x['own_cpu']:.2f} s; its starts and stops added "
+                   f"{x['added']:.2f} s")  # fmt: skip
     out += [
         "",
-        "Every figure is seconds a call. Columns: wall Δ, on-CPU Δ, off-CPU Δ, wall "
-        "base → head, process · thread, frame.",
+        "Every figure is seconds a call. Columns: wall Δ, beyond the window's growth (wall Δ "
+        f"less the base's wall × {doc['window_grew']:.3f}, head's window a call over the "
+        "base's: what a frame holding the same share of its thread's time gains; frames are "
+        "ranked by it), on-CPU Δ, off-CPU Δ, wall base → head, process · thread, frame.",
         "",
         "Threads (a group: a name's digits as N)",
     ]
@@ -156,11 +174,11 @@ def text(doc: dict[str, Any]) -> str:
         idle = "; idle throughout, its frames not ranked" if t["idle"] else ""
         out.append(_row(row, f"{t['base']['count']} → {t['head']['count']} threads{idle}"))
     for title, rows in (("Frames that gained the most (self time: the innermost Python frame)",
-                         [r for r in doc["self"] if r["gained"] > 0][:LISTED]),
+                         [r for r in doc["self"] if r["beyond"] > 0][:LISTED]),
                         ("Frames that lost the most (self time)",
-                         [r for r in doc["self"][::-1] if r["gained"] < 0][:5]),
+                         [r for r in doc["self"][::-1] if r["beyond"] < 0][:LOST]),
                         ("Frames that gained the most (total time: anywhere on the stack)",
-                         [r for r in doc["total"] if r["gained"] > 0][:LISTED])):  # fmt: skip
+                         [r for r in doc["total"] if r["beyond"] > 0][:LISTED])):  # fmt: skip
         out += ["", title]
         out += [_row(r, r["frame"]) for r in rows] or ["  (none)"]
     return "\n".join(out) + "\n"
@@ -171,15 +189,18 @@ def slug(name: str) -> str:
 
 
 def write(name: str, sides: dict[str, Samples], tool: str, out: Path) -> dict[str, Any]:
-    """Both files under `out`/DIR; gate.json's `profile` entry (paths relative to `out`)."""
+    """Both files under `out`/DIR; gate.json's `profile` entry (paths relative to `out`;
+    `seconds`: what the profile added to the diagnosis, py-spy's starts and stops and this)."""
+    t0 = time.monotonic()
     doc = diff(name, sides, tool)
     files = {"file": f"{DIR}/{slug(name)}.txt", "data": f"{DIR}/{slug(name)}.json"}
     atomic_write(out / files["file"], text(doc).encode())
     atomic_write(out / files["data"], orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     top = [{"thread": _where(r), "frame": r["frame"], "wall": r["gained"],
             "cpu": r["head"]["cpu"] - r["base"]["cpu"]}
-           for r in doc["self"][:TOP] if r["gained"] > 0]  # fmt: skip
-    return {"status": OK, **files, "top": top}
+           for r in doc["self"][:TOP] if r["beyond"] > 0]  # fmt: skip
+    added = sum(s.added for s in sides.values()) + time.monotonic() - t0
+    return {"status": OK, **files, "top": top, "seconds": round(added, 2)}
 
 
 def failed(reason: str) -> dict[str, Any]:

@@ -102,6 +102,7 @@ class Samples:
     stepped: float = 0.0  # seconds of the steps themselves (the gate's clock)
     intervals: int = 0
     own_cpu: float = 0.0  # py-spy's own CPU seconds (both recorders)
+    added: float = 0.0  # seconds the steps waited for the recorders to start and stop
 
 
 def parse(text: str) -> tuple[Counter[Stack], dict[tuple[str, str], set[str]], Counter[str]]:
@@ -153,9 +154,10 @@ class Recorders:
             "cpu": [*base, "-o", str(self.files["cpu"])],
         }
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
-        self.started = 0.0
+        self.started = self.starting = 0.0
 
     def start(self) -> None:
+        t0 = time.monotonic()
         for f in self.files.values():
             f.unlink(missing_ok=True)
         for what, cmd in self.commands.items():
@@ -169,9 +171,11 @@ class Recorders:
                 self.kill()
                 raise Failed(f"py-spy ({what}) did not start sampling: {said}")
         self.started = time.monotonic()
+        self.starting = self.started - t0
 
     def stop(self, into: Samples, calls: int, stepped: float) -> None:
-        window = time.monotonic() - self.started
+        stopping = time.monotonic()
+        window = stopping - self.started
         for p in self.procs.values():
             with contextlib.suppress(OSError):
                 os.kill(p.pid, signal.SIGINT)
@@ -202,6 +206,7 @@ class Recorders:
         into.window += window
         into.stepped += stepped
         into.intervals += intervals
+        into.added += self.starting + time.monotonic() - stopping  # the waits py-spy added
 
     def kill(self) -> None:
         for p in self.procs.values():
