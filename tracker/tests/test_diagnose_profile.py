@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 from benchtrack.gate.diagnose import measure, profile_diff, pyspy, run
@@ -51,6 +52,7 @@ def test_the_diff_of_two_real_profiles_names_the_frame_head_sleeps_in(tmp_path):
     assert nap["base"] == {"wall": 0.0, "cpu": 0.0}, nap
     assert nap["head"]["wall"] >= 0.002, nap
     assert nap["head"]["wall"] - nap["head"]["cpu"] >= nap["head"]["wall"] / 2, nap
+    assert ("MainThread", "main (worker.py)") not in rows  # the step loop, left out
     threads = {t["thread"]: t for t in doc["threads"]}
     assert threads["napper_N"]["base"]["count"] == 0 and threads["napper_N"]["head"]["count"] == 1
     assert "nap (worker.py)" in text and "napper_N" in text
@@ -90,3 +92,10 @@ def test_py_spys_collapsed_stacks_are_keyed_by_process_thread_group_and_frames()
     }
     assert len(threads[("", "pool_N")]) == 2 and len(threads[("", "MainThread")]) == 1
     assert max(each.values()) == 7  # the intervals: one thread's samples, not a group's (5)
+
+
+def test_the_step_loop_waiting_for_the_gate_is_told_apart_from_the_calls():
+    loop = ("", "MainThread", "<module> (w.py)", "main (w.py)")
+    stacks = Counter({loop: 5, (*loop, "call (w.py)"): 3, ("", "pool_N", "nap (w.py)"): 2})
+    assert profile_diff.loop_frames(stacks) == loop
+    assert profile_diff.loop_frames(Counter({loop: 5, ("", "pool_N", "x"): 1})) is None

@@ -44,10 +44,38 @@ def _frames(samples: Counter[Stack], self_only: bool) -> Counter[Key]:
     return out
 
 
+def loop_frames(stacks: Counter[Stack]) -> Stack | None:
+    """The sampled process's main thread waiting for the gate's next command: the stack where
+    its step loop is innermost (the frames every one of its samples passes through, when some
+    go deeper: the calls). None where no sample goes deeper (no call of Python frames: nothing
+    told apart)."""
+    mine = [st for st in stacks if st[:2] == ("", "MainThread")]
+    if not mine:
+        return None
+    common = list(mine[0])
+    for st in mine[1:]:
+        k = 0
+        while k < min(len(common), len(st)) and common[k] == st[k]:
+            k += 1
+        del common[k:]
+    prefix = tuple(common)
+    return prefix if len(prefix) > 2 and any(len(st) > len(prefix) for st in mine) else None
+
+
+def _calls_only(samples: Samples) -> dict[str, Counter[Stack]]:
+    """Both recorders' stacks less the step loop's own (`loop_frames`): the calls' time."""
+    loop = loop_frames(samples.wall)
+    return {
+        what: Counter({st: v for st, v in getattr(samples, what).items() if st != loop})
+        for what in ("wall", "cpu")
+    }
+
+
 def _per_call(samples: Samples, self_only: bool) -> dict[str, Counter[Key]]:
     n = max(samples.calls, 1)
+    stacks = _calls_only(samples)
     return {
-        what: Counter({k: v / n for k, v in _frames(getattr(samples, what), self_only).items()})
+        what: Counter({k: v / n for k, v in _frames(stacks[what], self_only).items()})
         for what in ("wall", "cpu")
     }
 
@@ -55,8 +83,9 @@ def _per_call(samples: Samples, self_only: bool) -> dict[str, Counter[Key]]:
 def _threads(samples: Samples) -> dict[tuple[str, str], dict[str, float]]:
     n = max(samples.calls, 1)
     out: dict[tuple[str, str], dict[str, float]] = {}
+    stacks = _calls_only(samples)
     for what in ("wall", "cpu"):
-        for stack, seconds in getattr(samples, what).items():
+        for stack, seconds in stacks[what].items():
             got = out.setdefault((stack[0], stack[1]), {"wall": 0.0, "cpu": 0.0})
             got[what] += seconds / n
     for group, ids in samples.threads.items():
@@ -98,7 +127,8 @@ def diff(name: str, sides: dict[str, Samples], tool: str) -> dict[str, Any]:
     zero = {"wall": 0.0, "cpu": 0.0, "count": 0}
     sampled = {
         side: {"calls": s.calls, "window": s.window, "stepped": s.stepped,
-               "intervals": s.intervals, "own_cpu": s.own_cpu, "added": s.added}
+               "intervals": s.intervals, "own_cpu": s.own_cpu, "added": s.added,
+               "loop": s.wall[loop] if (loop := loop_frames(s.wall)) else 0.0}
         for side, s in sides.items()
     }  # fmt: skip
     rows = [
@@ -159,7 +189,8 @@ def text(doc: dict[str, Any]) -> str:
         out.append(f"{side}: {x['calls']:,} calls; {x['window']:.3f} s sampled "
                    f"({x['intervals']:,} intervals; {outside:.0%} of it outside the steps); "
                    f"py-spy's own CPU {x['own_cpu']:.2f} s; its starts and stops added "
-                   f"{x['added']:.2f} s")  # fmt: skip
+                   f"{x['added']:.2f} s; {x['loop']:.3f} s of the main thread in the step loop "
+                   "waiting for the gate, left out")  # fmt: skip
     out += [
         "",
         "Every figure is seconds a call. Columns: wall Δ, beyond the window's growth (wall Δ "
