@@ -96,6 +96,12 @@ def test_py_spys_collapsed_stacks_are_keyed_by_process_thread_group_and_frames()
 
 def test_the_step_loop_waiting_for_the_gate_is_told_apart_from_the_calls():
     loop = ("", "MainThread", "<module> (w.py)", "main (w.py)")
-    stacks = Counter({loop: 5, (*loop, "call (w.py)"): 3, ("", "pool_N", "nap (w.py)"): 2})
+    call = (*loop, "call (w.py)")
+    stacks = Counter({loop: 2, call: 3, (*call, "f (w.py)"): 3, ("", "pool_N", "nap (w.py)"): 2})
+    assert profile_diff.loop_frames(stacks) == loop  # `call` covers 75%, under LOOP_COVER
+    stacks[loop[:2]] = 1  # a torn read: no frame (not counted)
     assert profile_diff.loop_frames(stacks) == loop
+    stacks[(*loop[:3], "other (w.py)")] = 1  # the loop's stack covers 8 of 9 samples: not 97%
+    assert profile_diff.loop_frames(stacks) is None
     assert profile_diff.loop_frames(Counter({loop: 5, ("", "pool_N", "x"): 1})) is None
+    assert profile_diff.loop_frames(Counter({loop: 5, call: 1})) is None  # most of the time

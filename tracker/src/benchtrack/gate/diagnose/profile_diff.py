@@ -30,6 +30,7 @@ TOP = 3  # frames in gate.json's entry (the comment's line shows the first)
 LISTED = 15  # frames a table of the text file
 LOST = 5  # frames that lost the most, listed
 KEPT = 60  # frames in the JSON file
+LOOP_COVER, LOOP_MOST = 0.97, 0.5  # the step loop's stack (loop_frames)
 IDLE = 0.01  # a thread group on a CPU at most this share of its wall time, both sides: idle
 SIDES = ("base", "head")
 Key = tuple[str, str, str]  # process, thread group, frame
@@ -46,20 +47,23 @@ def _frames(samples: Counter[Stack], self_only: bool) -> Counter[Key]:
 
 def loop_frames(stacks: Counter[Stack]) -> Stack | None:
     """The sampled process's main thread waiting for the gate's next command: the stack where
-    its step loop is innermost (the frames every one of its samples passes through, when some
-    go deeper: the calls). None where no sample goes deeper (no call of Python frames: nothing
-    told apart)."""
-    mine = [st for st in stacks if st[:2] == ("", "MainThread")]
-    if not mine:
-        return None
-    common = list(mine[0])
-    for st in mine[1:]:
-        k = 0
-        while k < min(len(common), len(st)) and common[k] == st[k]:
-            k += 1
-        del common[k:]
-    prefix = tuple(common)
-    return prefix if len(prefix) > 2 and any(len(st) > len(prefix) for st in mine) else None
+    its step loop is innermost. Of the stacks through which LOOP_COVER of the main thread's
+    samples pass (a read torn by `--nonblocking` may lose a stack's frames: those with none are
+    left out of the count), sampled themselves, with samples deeper than them (the calls) and
+    at most LOOP_MOST of the thread's time (the waits around the steps: a wait inside the calls
+    that most samples pass through is never taken for it), the one sampled most. None where
+    none is all that (nothing is left out)."""
+    mine = {st: w for st, w in stacks.items() if st[:2] == ("", "MainThread") and len(st) > 2}
+    total = sum(mine.values())
+    through: Counter[Stack] = Counter()
+    for st, w in mine.items():
+        for k in range(3, len(st) + 1):
+            through[st[:k]] += w
+    found = [
+        p for p, w in through.items()
+        if w >= LOOP_COVER * total and 0 < mine.get(p, 0) <= LOOP_MOST * total and w > mine[p]
+    ]  # fmt: skip
+    return max(found, key=lambda p: mine[p]) if found else None
 
 
 def _calls_only(samples: Samples) -> dict[str, Counter[Stack]]:
@@ -98,7 +102,7 @@ def _sides(
 ) -> list[dict[str, Any]]:
     """A row a frame, both sides' seconds a call; `gained` (head's wall less the base's) and
     `beyond` (less the base's grown by `grew`, the ratio of the windows a call: what a frame
-    that held the same share of its thread's time would have gained), ranked by `beyond`."""
+    that held the same share of its thread's time would have gained), ranked by `gained`."""
     keys = set(a["wall"]) | set(b["wall"]) | set(a["cpu"]) | set(b["cpu"])
     rows = []
     for k in keys:
@@ -107,7 +111,7 @@ def _sides(
         rows.append({"process": k[0], "thread": k[1], "frame": k[2], **got,
                      "gained": got["head"]["wall"] - got["base"]["wall"],
                      "beyond": got["head"]["wall"] - got["base"]["wall"] * grew})  # fmt: skip
-    rows.sort(key=lambda r: -r["beyond"])
+    rows.sort(key=lambda r: -r["gained"])
     return rows
 
 
@@ -195,8 +199,9 @@ def text(doc: dict[str, Any]) -> str:
         "",
         "Every figure is seconds a call. Columns: wall Δ, beyond the window's growth (wall Δ "
         f"less the base's wall × {doc['window_grew']:.3f}, head's window a call over the "
-        "base's: what a frame holding the same share of its thread's time gains; frames are "
-        "ranked by it), on-CPU Δ, off-CPU Δ, wall base → head, process · thread, frame.",
+        "base's: what a frame holding the same share of its thread's time gains, which a "
+        "helper's wait does with any loss), on-CPU Δ, off-CPU Δ, wall base → head, "
+        "process · thread, frame.",
         "",
         "Threads (a group: a name's digits as N)",
     ]
@@ -205,11 +210,11 @@ def text(doc: dict[str, Any]) -> str:
         idle = "; idle throughout, its frames not ranked" if t["idle"] else ""
         out.append(_row(row, f"{t['base']['count']} → {t['head']['count']} threads{idle}"))
     for title, rows in (("Frames that gained the most (self time: the innermost Python frame)",
-                         [r for r in doc["self"] if r["beyond"] > 0][:LISTED]),
+                         [r for r in doc["self"] if r["gained"] > 0][:LISTED]),
                         ("Frames that lost the most (self time)",
-                         [r for r in doc["self"][::-1] if r["beyond"] < 0][:LOST]),
+                         [r for r in doc["self"][::-1] if r["gained"] < 0][:LOST]),
                         ("Frames that gained the most (total time: anywhere on the stack)",
-                         [r for r in doc["total"] if r["beyond"] > 0][:LISTED])):  # fmt: skip
+                         [r for r in doc["total"] if r["gained"] > 0][:LISTED])):  # fmt: skip
         out += ["", title]
         out += [_row(r, r["frame"]) for r in rows] or ["  (none)"]
     return "\n".join(out) + "\n"
@@ -229,7 +234,7 @@ def write(name: str, sides: dict[str, Samples], tool: str, out: Path) -> dict[st
     atomic_write(out / files["data"], orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     top = [{"thread": _where(r), "frame": r["frame"], "wall": r["gained"],
             "cpu": r["head"]["cpu"] - r["base"]["cpu"]}
-           for r in doc["self"][:TOP] if r["beyond"] > 0]  # fmt: skip
+           for r in doc["self"][:TOP] if r["gained"] > 0]  # fmt: skip
     added = sum(s.added for s in sides.values()) + time.monotonic() - t0
     return {"status": OK, **files, "top": top, "seconds": round(added, 2)}
 
