@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 from benchtrack.gate.diagnose import measure, profile_diff, pyspy, run
 
@@ -71,6 +74,20 @@ def test_a_worker_without_python_is_said_not_profiled(tmp_path):
     assert entry["status"] == "not run", entry
     assert "runs no Python" in entry["reason"]
     assert not (tmp_path / "out" / profile_diff.DIR).exists()
+
+
+def test_a_profile_that_cannot_be_taken_says_why(tmp_path):
+    """py-spy on a process that runs no Python: it never samples, and the recorders say what
+    py-spy said instead (the diagnosis then reads "wall-time profile failed: …")."""
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        rec = pyspy.Recorders(other.pid, tmp_path, pyspy.available() or "py-spy")
+        with pytest.raises(pyspy.Failed, match=r"recorder did not start sampling: .+"):
+            rec.start()
+        assert all(p.poll() is not None for p in rec.procs.values())  # none left running
+    finally:
+        other.kill()
+        other.wait()
 
 
 def test_py_spys_collapsed_stacks_are_keyed_by_process_thread_group_and_frames():

@@ -17,6 +17,7 @@ here decides anything: `classify` reads it.
 from __future__ import annotations
 
 import contextlib
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -185,11 +186,11 @@ class _Profile:
     def start(self, side: str) -> pyspy.Recorders | None:
         if self.where is None or self.path is None or self.why is not None:
             return None
-        rec = pyspy.Recorders(self.roots[side], self.where / side, self.path)
         try:
+            rec = pyspy.Recorders(self.roots[side], self.where / side, self.path)
             rec.start()
-        except (pyspy.Failed, OSError) as e:
-            self.why = f"failed: the {side} side's {e}"
+        except (pyspy.Failed, OSError, subprocess.SubprocessError) as e:
+            self.why = f"failed: the {side} side's py-spy: {e}"
             return None
         return rec
 
@@ -200,7 +201,7 @@ class _Profile:
             rec.stop(self.samples[side], calls, wall)
         except (pyspy.Failed, OSError) as e:
             rec.kill()
-            self.why = f"failed: the {side} side's {e}"
+            self.why = f"failed: the {side} side's py-spy: {e}"
 
     @staticmethod
     def drop(rec: pyspy.Recorders | None) -> None:

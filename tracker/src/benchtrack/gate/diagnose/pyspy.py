@@ -21,6 +21,7 @@ fails and says why.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import selectors
@@ -78,6 +79,7 @@ def python_root(sid: int) -> int | None:
     return min(roots) if roots else None
 
 
+@functools.cache
 def _sudo() -> list[str]:
     """["sudo", "-n"] where Yama forbids reading a non-child's memory and sudo allows it."""
     try:
@@ -169,7 +171,7 @@ class Recorders:
             said = _until_sampling(p, time.monotonic() + READY_SECONDS)
             if said is not None:
                 self.kill()
-                raise Failed(f"py-spy ({what}) did not start sampling: {said}")
+                raise Failed(f"the {what} recorder did not start sampling: {said}")
         self.started = time.monotonic()
         self.starting = self.started - t0
 
@@ -184,18 +186,18 @@ class Recorders:
             cpu = _reap(p, end)
             if cpu is None:
                 self.kill()
-                raise Failed(f"py-spy ({what}) did not stop within {STOP_SECONDS:.0f} s")
+                raise Failed(f"the {what} recorder did not stop within {STOP_SECONDS:.0f} s")
             into.own_cpu += cpu
         read = {}
         for what, f in self.files.items():
             try:
                 read[what] = parse(f.read_text(errors="replace"))
             except OSError as e:
-                raise Failed(f"py-spy ({what}) wrote no samples ({e.strerror})") from None
+                raise Failed(f"the {what} recorder wrote no samples ({e.strerror})") from None
         _, threads, per_thread = read["wall"]
         intervals = max(per_thread.values(), default=0)  # --idle: every thread, every interval
         if intervals == 0:
-            raise Failed("py-spy took no sample of the worker's Python threads")
+            raise Failed("it took no sample of the worker's Python threads")
         dt = window / intervals
         for what, counter in (("wall", into.wall), ("cpu", into.cpu)):
             for stack, n in read[what][0].items():
