@@ -214,6 +214,31 @@ def test_the_held_out_set_declares_a_kind_and_a_syscall_for_each_slowdown(tmp_pa
     assert raised.value.field == "work[0].slows[0].diagnosis"
 
 
+def test_the_second_held_out_set_has_new_changes_of_the_issues_kinds_in_three_languages():
+    """tracker/bench/diagnose-heldout2.toml (the held-out figure since the first set became
+    tuning data): a lock, a leak, a pool size, a syscall and a blocking call in Python, Perl and
+    Rust, each benchmark listed once with the kind to name first and, where the kind's evidence
+    is a syscall, the syscall; no change of it is one of the first set's or the self-test's (no
+    hunk's text in common)."""
+    bench = REPO / "tracker" / "bench"
+    found = patches.load(bench / "diagnose-heldout2.toml")
+    slows = [s for p in found["wait"] for s in p.slows]
+    assert all(s.diagnosis in classify.KINDS for s in slows), slows
+    assert {s.glob.split("/")[0] for s in slows} >= {"python", "perl", "rust"}
+    said = " ".join(s.wait for s in slows)
+    assert all(w in said for w in ("lock", "leak", "pool", "blocking")), said
+    assert {"waiting", "syscalls", "memory"} <= {s.diagnosis for s in slows}
+    assert all(s.names for s in slows if s.diagnosis in ("waiting", "syscalls")), slows
+    assert len({s.glob for s in slows}) == len(slows), slows
+
+    def hunks(name: str) -> set[str]:
+        return {t for ps in patches.load(bench / name).values() for p in ps for h in p.hunks
+                for t in h}  # fmt: skip
+
+    new = {new for p in found["wait"] for _, new in p.hunks}
+    assert not new & (hunks("diagnose-heldout.toml") | hunks("selftest-patches.toml"))
+
+
 def test_the_measurement_scores_kind_names_and_false_kinds():
     """diagnose_selftest.score: the first kind against the declared one, a declared syscall
     named anywhere in the line, and every other kind named that the change does not cause."""
