@@ -17,5 +17,10 @@ if [ "${#found[@]}" -eq 0 ]; then
   echo "gate-merge: no shard of this runner size gave a verdict (see the gate jobs)" >&2
   exit 3
 fi
+# the shards' wall-time profile diffs (their diagnoses' files, which the merged gate.json names)
+# beside the merged gate.json: regular files only, as the shards' gates wrote them
+mkdir -p "$out/wall-profiles"
+find target/gate/shards -path '*/wall-profiles/*' -type f \( -name '*.txt' -o -name '*.json' \) \
+  -exec cp -t "$out/wall-profiles/" {} +
 uv run --frozen benchtrack gate-merge --plan .github/gate-shards.json --out "$out" \
   "${summary[@]}" "${found[@]}"

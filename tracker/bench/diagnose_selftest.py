@@ -1,7 +1,7 @@
 """The gate's diagnosis on a patches file's slowdowns: does it name the kind each one declares?
 
     uv run --frozen python tracker/bench/diagnose_selftest.py [--patches FILE]
-        [--kind wait|work|all] [--out FILE] [--build-only]
+        [--kind wait|work|all] [--only REGEX] [--profile] [--out FILE] [--build-only]
     uv run --frozen python tracker/bench/diagnose_selftest.py --reclassify REPORT [--out FILE]
 
 Clones HEAD twice under target/diagnose-selftest/<the patches file's name>/ (`base` as it is,
@@ -23,7 +23,10 @@ report.json beside the clones). Not a gate run: no rounds, no verdict, so each d
 is of a slowdown the patch knows is there. Exit 0 when it ran (the counts are the result), 2 on
 bad input. --reclassify REPORT classifies a report's evidence again with today's classify.py
 and scores it against its patches file as it is now: no run, the same evidence (what a change
-to the rules does to measured runs).
+to the rules does to measured runs). --only REGEX diagnoses only the slowed benchmarks it
+matches (and builds only their suites); --profile takes each Python benchmark's wall-time
+profile too, as the gate does (py-spy: profile_diff.py), its files under the clones'
+`profiles/` and its entry in the report (what the profile adds: the seconds, with and without).
 """
 
 from __future__ import annotations
@@ -95,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--patches", type=Path, help="a patches file (default: [gate.selftest]'s)")
     p.add_argument("--kind", choices=("wait", "work", "all"), default="wait")
+    p.add_argument("--only", help="a regular expression: the slowed benchmarks to diagnose")
+    p.add_argument("--profile", action="store_true", help="the wall-time profile too (py-spy)")
     p.add_argument("--out", type=Path)
     p.add_argument("--build-only", action="store_true", help="build both sides, then stop")
     p.add_argument("--reclassify", type=Path, help="a report to classify again (no run)")
@@ -112,6 +117,12 @@ def main(argv: list[str] | None = None) -> int:
     by_kind = selftest_patches.load(source)
     chosen = tuple(p for k, ps in by_kind.items() if args.kind in (k, "all") for p in ps)
     slows = [s for p in chosen for s in p.slows if s.diagnosis]
+    if args.only:
+        try:
+            only = re.compile(args.only)
+        except re.error as e:
+            raise BadInput("--only", None, f"a regular expression ({e})", args.only) from None
+        slows = [s for s in slows if only.search(s.glob)]
     if not slows:
         raise BadInput(source, "slows", "a slowdown with a `diagnosis`")
     suites = cfg.select(None)
@@ -155,17 +166,22 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.monotonic()
             try:
                 traces = logs / "traces" / slow.glob.replace("/", "_")
+                samples = logs / "samples" / slow.glob.replace("/", "_")
                 found = measure.measure(
-                    launches, slow.glob, timeout=suite.timeout, trace_dir=traces
-                )
+                    launches, slow.glob, timeout=suite.timeout, trace_dir=traces,
+                    profile_dir=samples if args.profile else None,
+                )  # fmt: skip
                 entry = run.entry(classify.classify(found["base"], found["head"]), found)
+                if args.profile:
+                    entry["profile"] = run.profile(slow.glob, found, home / "profiles")
             except measure.Failed as e:
                 entry = {"status": text.FAILED, "reason": str(e)}
             seconds = time.monotonic() - t0
         report.append(scored_entry(slow, entry, seconds))
     out = args.out or home / "report.json"
     doc = {"patches": shown(source, root), "base": made.base, "head": made.head,
-           "kind": args.kind, **counts(report), "cpus": len(os.sched_getaffinity(0)),
+           "kind": args.kind, "only": args.only, "profile": args.profile, **counts(report),
+           "cpus": len(os.sched_getaffinity(0)),
            # the machine's load average (1, 5, 15 min) before and after: how busy other work
            # kept its CPUs (lost parallelism costs little where they are all busy)
            "load": {"before": load_before, "after": os.getloadavg()},

@@ -64,6 +64,17 @@ def regressed_function(name: str) -> dict:
     return data
 
 
+def profiled(text: str, **profile: object) -> dict:
+    """A diagnosis whose wall-time profile's top frame and thread are `text` (py-spy's names
+    of the PR's code), its fields changed by `profile`."""
+    data = verdict()
+    top = [{"thread": text, "frame": text, "wall": 0.004, "cpu": 0.001}]
+    entry = {"status": "ok", "file": "wall-profiles/a.txt", "data": "wall-profiles/a.json",
+             "top": top, **profile}  # fmt: skip
+    data["benchmarks"][0]["diagnosis"] = {"status": "ok", "kinds": [], "profile": entry}
+    return data
+
+
 def step_errors(message: str, n: int = 1) -> dict:
     data = verdict()
     data["failed"] = {"base": {}, "head": {f"python/sleep/b{i:02d}": message for i in range(n)}}
@@ -142,6 +153,11 @@ CORPUS: list[tuple[str, Callable[[], Artifacts], str | None]] = [
     ("function-zero-width", fn(ZERO_WIDTH), None),
     ("function-controls", fn(CONTROLS), None),
     ("function-1000-chars", fn((EVERYTHING * 10)[:1000]), None),
+    ("profile-frame-everything", one(profiled(EVERYTHING)), None),
+    ("profile-frame-hidden", one(profiled(BIDI + ZERO_WIDTH + CONTROLS)), None),
+    ("profile-reason-everything", one(profiled("x", status="failed", reason=EVERYTHING)), None),
+    ("profile-file-link", one(profiled("x", file=f"wall-profiles/{LINK}.txt")),
+     "benchmarks[0].diagnosis.profile.file"),
     ("step-error-everything", one(step_errors(EVERYTHING, 50)), None),
     ("step-error-bidi", one(step_errors(BIDI + ZERO_WIDTH + CONTROLS)), None),
     ("tail-everything", one(tails(EVERYTHING)), None),

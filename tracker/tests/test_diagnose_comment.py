@@ -78,6 +78,38 @@ def test_names_from_the_prs_run_are_inert(tmp_path):
     assert f"diagnosis failed: {span}" in body
 
 
+PROFILE = {"status": "ok", "file": "wall-profiles/python_sleep_gather.txt",
+           "data": "wall-profiles/python_sleep_gather.json",
+           "top": [{"thread": "napper_N", "frame": "nap (worker.py)", "wall": 0.004,
+                    "cpu": 0.0004}]}  # fmt: skip
+
+
+def test_the_line_names_the_profile_diff_in_the_sizes_artifact(tmp_path):
+    body = comment(tmp_path, {**WAITING, "profile": PROFILE})
+    line = body[body.index("### Why it is slower") :].splitlines()[2]
+    assert line.endswith(
+        "; wall-time profile diff: `wall-profiles/python_sleep_gather.txt` in the "
+        "`gate-ubuntu-latest-2cpu` artifact (most gained: `nap (worker.py)` in `napper_N`, "
+        "+4 ms a call, 90% of it off-CPU)"
+    ), line
+    body = comment(tmp_path / "b", {**WAITING, "profile": {"status": "not run",
+                                                           "reason": "no Python"}})  # fmt: skip
+    assert "; no wall-time profile: `no Python`" in body
+    body = comment(tmp_path / "c", {**WAITING, "profile": {"status": "failed", "reason": "x"}})
+    assert "; wall-time profile failed: `x`" in body
+
+
+def test_a_profiles_frame_and_thread_from_the_prs_run_are_inert(tmp_path):
+    nasty = "x`</code><img src=x>|@org/team [a](https://evil)\u202e\n# Approve"
+    top = [{"thread": nasty, "frame": nasty, "wall": 0.004, "cpu": 0.0}]
+    body = comment(tmp_path, {**WAITING, "profile": {**PROFILE, "top": top}})
+    line = body[body.index("### Why it is slower") :].splitlines()[2]
+    assert (
+        "most gained: `x'</code><img src=x>¦@org/team [a](https://evil)\\u202e\\u000a# Ap" in line
+    )
+    assert "\u202e" not in body and "\n# Approve" not in body
+
+
 @pytest.mark.parametrize(
     ("change", "field"),
     [
@@ -96,6 +128,14 @@ def test_names_from_the_prs_run_are_inert(tmp_path):
         ({"kinds": [{"kind": "work", "functions": [{"function": "f" * 1001, "share": 0.1}]}]},
          "kinds[0].functions[0].function"),
         ({"kinds": [{"kind": "work"}] * 6}, "benchmarks[0].diagnosis.kinds"),
+        ({"profile": {**PROFILE, "file": "../../etc/passwd"}}, "diagnosis.profile.file"),
+        ({"profile": {**PROFILE, "data": "wall-profiles/[a](https://x).json"}},
+         "diagnosis.profile.data"),
+        ({"profile": {**PROFILE, "status": "great"}}, "diagnosis.profile.status"),
+        ({"profile": {**PROFILE, "top": PROFILE["top"] * 4}}, "diagnosis.profile.top"),
+        ({"profile": {**PROFILE, "top": [{**PROFILE["top"][0], "wall": "1"}]}},
+         "diagnosis.profile.top[0].wall"),
+        ({"profile": ["x"]}, "diagnosis.profile"),
     ],
 )  # fmt: skip
 def test_a_diagnosis_off_its_shape_is_refused_naming_the_field(tmp_path, change, field):

@@ -99,6 +99,11 @@ def test_a_regressed_benchmark_is_diagnosed_and_only_it(repo: Path) -> None:
     assert "#### Why it is slower" in md
     assert "- `diag/sleep`: **waiting**: off-CPU time +" in md, md
     assert "diagnosing diag/sleep" in log and "diagnosing diag/work" not in log
+    # its wall-time profile diff (py-spy), beside gate.json, named in gate.md
+    profile = diagnosis["profile"]
+    assert profile["status"] == "ok", profile
+    assert "sleep_call (worker.py)" in (repo / "target" / "out" / profile["file"]).read_text()
+    assert "wall-time profile diff: `wall-profiles/diag_sleep.txt`" in md, md
     # the worktrees are gone after the diagnosis too
     assert not (repo / "target" / "gate" / "worktrees" / "base").exists()
 
@@ -108,4 +113,5 @@ def test_a_pr_with_no_loss_runs_no_diagnosis(repo: Path) -> None:
     assert code == 0, log[-3000:]
     assert all("diagnosis" not in r for r in doc["benchmarks"])
     assert "diagnosis_seconds" not in doc
+    assert not (repo / "target" / "out" / "wall-profiles").exists()
     assert "Why it is slower" not in md and "diagnosing" not in log

@@ -148,7 +148,9 @@ def run(args: argparse.Namespace) -> int:
                 suites, sides, looks, pins, name_filter, only=only, cpus=cpus, budget=budget
             )
             outcome, data, second = stages.screen_then_confirm(cfg, plan, logs, say, failures)
-            runs = diagnose.measure_all(outcome, data, suites, sides, pins, cpus, logs, say)
+            runs = diagnose.measure_all(
+                outcome, data, suites, sides, pins, cpus, logs, say, out=out_dir
+            )
         finally:
             os.environ.pop(function_diff.ENV, None)
             if not args.keep_worktrees:
@@ -211,9 +213,11 @@ def _shard(args: argparse.Namespace) -> tuple[dict | None, Callable[[str], bool]
 
 
 def _profiles(out_dir: Path) -> Path:
-    """An empty directory for this run's profiles, handed to the suites in $BENCHTRACK_PROFILES."""
+    """An empty directory for this run's profiles, handed to the suites in $BENCHTRACK_PROFILES
+    (and none left of a previous run's wall-time profiles)."""
     profiles = out_dir / "profiles"
     shutil.rmtree(profiles, ignore_errors=True)
+    shutil.rmtree(out_dir / diagnose.PROFILES, ignore_errors=True)  # the diagnoses' (py-spy)
     os.environ[function_diff.ENV] = str(profiles)
     return profiles
 

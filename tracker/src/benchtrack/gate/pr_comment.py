@@ -117,8 +117,10 @@ def _regressed(sizes: list[Size], limit: int) -> list[str]:
 
 def _why(sizes: list[Size], limit: int) -> list[str]:
     """Each diagnosed benchmark's line (gate/diagnose/): why it is slower."""
-    found = [
-        (name, s.label, e) for s in sizes for name, e in s.outcome.meta.get("diagnosis", {}).items()
+    found = [  # the artifact gate-<key> holds the size's wall-time profiles beside gate.json
+        (name, s.label, {**e, "artifact": f"gate-{s.key}"})
+        for s in sizes
+        for name, e in s.outcome.meta.get("diagnosis", {}).items()
     ]
     return diagnosis_text.comment(found, limit)
 

@@ -14,5 +14,7 @@ Modules: `procstat` (/proc readings of a worker's session), `measure` (the step 
 side, the calls timed and read), `syscalls` (strace's trace between the step's markers),
 `classify` (pure: evidence in, ranked kinds out), `text` (the line, every name inert),
 `run` (the gate's hook: which rows, the time budget, gate.json), `check` (a PR's gate.json
-entry read back as untrusted data for the comment).
+entry read back as untrusted data for the comment); `pyspy` (py-spy's samples of a Python
+worker's untraced steps) and `profile_diff` (the wall-time profile diff written beside gate.json
+and named in the entry's `profile`).
 """

@@ -9,6 +9,7 @@ bounded length) and rebuilt from the checked fields only; the comment renders it
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,9 @@ NUMBERS = ("share", "base_threads", "head_threads", "off_cpu", "voluntary", "sys
            "instructions", "peak", "peak_growth", "faults", "kept")  # fmt: skip
 COUNTS = ("base_busy", "head_busy")
 REQUIRED = {"parallelism": ("base_threads", "head_threads"), "waiting": ("off_cpu", "voluntary")}
+MAX_TOP = 3  # a profile's top frames (profile_diff.TOP)
+# a profile's files, relative to gate.json: its directory and a slug (profile_diff.slug)
+PROFILE_FILE = re.compile(r"^wall-profiles/[A-Za-z0-9_.-]{1,150}\.(txt|json)$")
 
 
 class _Check:
@@ -66,6 +70,8 @@ def entry(value: object, path: Path, field: str) -> dict[str, Any]:
     if status != OK:
         return {"status": status, "reason": c.text(value.get("reason", ""), "reason")}
     out: dict[str, Any] = {"status": OK, "kinds": []}
+    if value.get("profile") is not None:
+        out["profile"] = _profile(c, value["profile"])
     if value.get("loss") is not None:
         out["loss"] = c.number(value["loss"], "loss")
     for k, kind in enumerate(c.items(value.get("kinds", []), "kinds", len(KINDS))):
@@ -98,6 +104,34 @@ def entry(value: object, path: Path, field: str) -> dict[str, Any]:
         for key in REQUIRED.get(got["kind"], ()):  # what the kind's line always shows
             c.that(key in got, f"{where}.{key}", "a finite number")
         out["kinds"].append(got)
+    return out
+
+
+def _profile(c: _Check, value: object) -> dict[str, Any]:
+    """The `profile` of a diagnosis (profile_diff): its status, files and top frames, or why
+    there is none."""
+    c.that(isinstance(value, dict), "profile", "an object")
+    assert isinstance(value, dict)
+    status = value.get("status")
+    c.that(status in (OK, FAILED, NOT_RUN), "profile.status",
+           f"one of {OK}, {FAILED}, {NOT_RUN}", status)  # fmt: skip
+    if status != OK:
+        return {"status": status, "reason": c.text(value.get("reason", ""), "profile.reason")}
+    out: dict[str, Any] = {"status": OK}
+    for key in ("file", "data"):
+        path = value.get(key)
+        ok = isinstance(path, str) and PROFILE_FILE.fullmatch(path) is not None
+        c.that(ok, f"profile.{key}", "wall-profiles/<name>.txt or .json", path)
+        out[key] = path
+    if value.get("seconds") is not None:
+        out["seconds"] = c.number(value["seconds"], "profile.seconds")
+    top = c.items(value.get("top", []), "profile.top", MAX_TOP)
+    out["top"] = [
+        {"thread": c.text(t.get("thread"), f"profile.top[{i}].thread"),
+         "frame": c.text(t.get("frame"), f"profile.top[{i}].frame"),
+         **{x: c.number(t.get(x), f"profile.top[{i}].{x}") for x in ("wall", "cpu")}}
+        for i, t in enumerate(top)
+    ]  # fmt: skip
     return out
 
 

@@ -17,13 +17,14 @@ here decides anything: `classify` reads it.
 from __future__ import annotations
 
 import contextlib
+import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchtrack.gate import lockstep_worker as lockstep
-from benchtrack.gate.diagnose import procstat, syscalls
+from benchtrack.gate.diagnose import procstat, pyspy, syscalls
 from benchtrack.gate.diagnose.evidence import Evidence
 
 SIDES = ("base", "head")
@@ -94,11 +95,14 @@ def measure(
     *,
     timeout: float,
     trace_dir: Path | None = None,
+    profile_dir: Path | None = None,
     seconds: float = SECONDS,
     steps: int = STEPS,
 ) -> dict[str, Evidence]:
     """Each side's evidence for benchmark `name`, or Failed saying why not. `trace_dir`: where
-    the traces go (None: no syscall counts, no strace)."""
+    the traces go (None: no syscall counts, no strace); `profile_dir`: where py-spy writes each
+    step's samples of a Python worker (None: no profile), which go in each side's
+    `extra["profile"]` (pyspy.Samples, or why there are none: a string)."""
     deadline = time.monotonic() + timeout
     note = ""
     traces: dict[str, Path] = {}
@@ -118,14 +122,21 @@ def measure(
         single = {side: _run(side, workers[side], 1) for side in SIDES}
         n = {side: max(1, round(seconds / steps / t)) if t > 0 else 1 for side, t in single.items()}
         usage = {side: procstat.Usage() for side in SIDES}
+        profile = _Profile(profile_dir, workers)
         for k in range(steps):
             for side in SIDES if k % 2 == 0 else SIDES[::-1]:
                 w = workers[side]
+                recording = profile.start(side)
                 before = procstat.read(w.proc.pid)
                 t0 = time.monotonic()
-                _run(side, w, n[side])
+                try:
+                    _run(side, w, n[side])
+                except BaseException:
+                    profile.drop(recording)
+                    raise
                 wall = time.monotonic() - t0
                 after = procstat.read(w.proc.pid)
+                profile.stop(side, recording, n[side], wall)
                 usage[side].add(before, replace(after, at=before.at + wall))
         for side in SIDES:  # both sides end together (a harness's teardown can take seconds)
             workers[side].send("next")
@@ -133,7 +144,8 @@ def measure(
             workers[side].finish()
     found = {
         side: replace(Evidence.of(usage[side], n[side] * steps), note=note,
-                      extra={"calls_a_step": n[side], "steps": steps})
+                      extra={"calls_a_step": n[side], "steps": steps,
+                             **({"profile": profile.found(side)} if profile_dir else {})})
         for side in SIDES
     }  # fmt: skip
     if not traces:
@@ -147,6 +159,57 @@ def measure(
                       traced_calls=traced, traced_wall=traced_wall[side])
         for side, ev in found.items()
     }  # fmt: skip
+
+
+class _Profile:
+    """The py-spy recorders of each side's untraced steps (pyspy.py), where the worker runs
+    Python; a profile that fails stops profiling and keeps why, never the measurement."""
+
+    def __init__(self, where: Path | None, workers: dict[str, lockstep.Worker]) -> None:
+        self.where = where
+        self.why: str | None = None
+        self.samples = {side: pyspy.Samples() for side in SIDES}
+        self.roots: dict[str, int] = {}
+        self.path = pyspy.available() if where is not None else None
+        if where is None:
+            return
+        if self.path is None:
+            self.why = "not run: py-spy is not installed"
+            return
+        for side, w in workers.items():
+            root = pyspy.python_root(w.proc.pid)
+            if root is None:
+                self.why = f"not run: the {side} side's worker runs no Python (py-spy reads Python)"
+                return
+            self.roots[side] = root
+
+    def start(self, side: str) -> pyspy.Recorders | None:
+        if self.where is None or self.path is None or self.why is not None:
+            return None
+        try:
+            rec = pyspy.Recorders(self.roots[side], self.where / side, self.path)
+            rec.start()
+        except (pyspy.Failed, OSError, subprocess.SubprocessError) as e:
+            self.why = f"failed: the {side} side's py-spy: {e}"
+            return None
+        return rec
+
+    def stop(self, side: str, rec: pyspy.Recorders | None, calls: int, wall: float) -> None:
+        if rec is None:
+            return
+        try:
+            rec.stop(self.samples[side], calls, wall)
+        except (pyspy.Failed, OSError) as e:
+            rec.kill()
+            self.why = f"failed: the {side} side's py-spy: {e}"
+
+    @staticmethod
+    def drop(rec: pyspy.Recorders | None) -> None:
+        if rec is not None:
+            rec.kill()
+
+    def found(self, side: str) -> pyspy.Samples | str:
+        return self.why if self.why is not None else self.samples[side]
 
 
 def _traced(workers: dict[str, lockstep.Worker]) -> tuple[int, dict[str, float]]:

@@ -23,7 +23,7 @@ from typing import Any
 
 from benchtrack.gate import confirm, placement, suite_run
 from benchtrack.gate.config import split_key
-from benchtrack.gate.diagnose import classify, measure, text
+from benchtrack.gate.diagnose import classify, measure, profile_diff, pyspy, text
 from benchtrack.gate.diagnose.evidence import Evidence
 from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row
@@ -34,6 +34,7 @@ from benchtrack.stats import REGRESSED
 from benchtrack.suites import COUNTED, Suite
 
 BUDGET = 120.0  # seconds for every diagnosis of one gate run (issue 45: <= 2 min for 5)
+PROFILES = profile_diff.DIR  # the wall-time profile diffs, under the gate's --out
 FIRST_GUESS = 20.0  # seconds one diagnosis is expected to take, before one has been timed
 Measured = dict[str, Evidence] | str  # the evidence of both sides, or why there is none
 
@@ -44,6 +45,7 @@ class Runs:
 
     found: dict[str, Measured] = field(default_factory=dict)
     seconds: float = 0.0
+    profiles: dict[str, dict[str, Any]] = field(default_factory=dict)  # gate.json's `profile`
 
 
 def losing(outcome: Outcome) -> dict[str, list[Row]]:
@@ -110,12 +112,14 @@ def measure_all(
     logs: Path,
     say: Callable[[str], None],
     budget: float = BUDGET,
+    out: Path | None = None,
 ) -> Runs:
     """Benchmark -> each side's evidence, or the reason it has none ("not run: …" or a failure
-    message); empty when nothing lost."""
+    message); empty when nothing lost. `out`: the gate's output directory, where each Python
+    benchmark's wall-time profile diff is written (profile_diff.DIR; None: no profile)."""
     wanted = losing(outcome)
     runs = Runs()
-    out = runs.found
+    found = runs.found
     started = time.monotonic()
     longest = 0.0
     for name, rows in wanted.items():
@@ -123,29 +127,55 @@ def measure_all(
             continue  # its own figures are the evidence (attach)
         suite = _stepped(name, outcome, suites)
         if suite is None:
-            out[name] = "not run: its suite does not step it (lockstep), so it cannot run alone"
+            found[name] = "not run: its suite does not step it (lockstep), so it cannot run alone"
             continue
         left = budget - (time.monotonic() - started)
         if left < max(longest, FIRST_GUESS if not longest else 0.0):
-            out[name] = f"not run: the diagnoses' budget ({budget:.0f} s) is spent"
+            found[name] = f"not run: the diagnoses' budget ({budget:.0f} s) is spent"
             continue
         say(f"diagnosing {name} ({suite.name}): one more run of each side")
         t0 = time.monotonic()
         to_start = launches(suite, rows[0], sides, pins, cpus, data, logs)
         try:
-            out[name] = measure.measure(
+            found[name] = measure.measure(
                 to_start,
                 name,
                 timeout=min(suite.timeout, left),
                 trace_dir=logs / "diagnose" / "traces" / name.replace("/", "_"),
+                profile_dir=logs / "diagnose" / "samples" / name.replace("/", "_") if out else None,
             )
         except measure.Failed as e:
-            out[name] = f"failed: {e}"
+            found[name] = f"failed: {e}"
         except Exception as e:  # a hint, never the verdict: the gate reports what it has
-            out[name] = f"failed: {type(e).__name__}: {e}"
+            found[name] = f"failed: {type(e).__name__}: {e}"
+        if out is not None and isinstance(found[name], dict):
+            try:
+                runs.profiles[name] = profile(name, found[name], out)
+            except Exception as e:  # the profile is the diagnosis's extra, never its end
+                runs.profiles[name] = profile_diff.failed(f"{type(e).__name__}: {e}")
         longest = max(longest, time.monotonic() - t0)
     runs.seconds = time.monotonic() - started
     return runs
+
+
+def profile(name: str, measured: Measured, out: Path) -> dict[str, Any]:
+    """gate.json's `profile` of a diagnosis: the diff written under `out` (profile_diff), or
+    why there is none (no Python worker, py-spy missing or failing)."""
+    if not isinstance(measured, dict):
+        return profile_diff.failed("the measurement failed")
+    got = {side: e.extra.get("profile") for side, e in measured.items()}
+    why = next((p for p in got.values() if isinstance(p, str)), None)
+    if why is not None:
+        status, _, reason = why.partition(": ")
+        make = profile_diff.not_run if status == "not run" else profile_diff.failed
+        return make(reason)
+    samples = {side: p for side, p in got.items() if isinstance(p, pyspy.Samples)}
+    if len(samples) != 2:
+        return profile_diff.failed("no samples")
+    try:
+        return profile_diff.write(name, samples, pyspy.version(pyspy.available() or ""), out)
+    except OSError as e:
+        return profile_diff.failed(f"not written ({e.strerror})")
 
 
 def _memory(row: Row) -> bool:
@@ -189,6 +219,8 @@ def attach(doc: dict[str, Any], runs: Runs, outcome: Outcome) -> None:
             found[name] = entry(
                 classify.classify(got["base"], got["head"], _counts(doc, name)), got
             )
+            if name in runs.profiles:
+                found[name]["profile"] = runs.profiles[name]
         elif isinstance(got, str):
             status, _, reason = got.partition(": ")
             found[name] = {"status": text.FAILED if status == "failed" else text.NOT_RUN,

@@ -90,9 +90,39 @@ def phrase(kind: dict[str, Any], plain: bool = False) -> str:
     return f"{label}: {text}" if text else label
 
 
+def profile(entry: dict[str, Any]) -> str:
+    """The wall-time profile's part of the line (Markdown): its file, in the artifact
+    `entry["artifact"]` names where the comment knows it, and the frame that gained the most;
+    or why there is none. "" without one."""
+    p = entry.get("profile")
+    if not isinstance(p, dict):
+        return ""
+    if p.get("status") == FAILED:
+        return f"wall-time profile failed: {code(p.get('reason', ''), 200)}"
+    if p.get("status") == NOT_RUN:
+        return f"no wall-time profile: {code(p.get('reason', ''), 200)}"
+    where = f" in the {code(entry['artifact'], 100)} artifact" if entry.get("artifact") else ""
+    text = f"wall-time profile diff: {code(p.get('file', ''), 200)}{where}"
+    top = p.get("top") or []
+    if top:
+        t = top[0]
+        off = (t["wall"] - t["cpu"]) / t["wall"] if t["wall"] > 0 else 0.0
+        off = min(max(off, 0.0), 1.0)
+        text += (f" (most gained: {code(t['frame'], 80)} in {code(t['thread'], 40)}, "
+                 f"{duration(t['wall'])} a call, {off:.0%} of it off-CPU)")  # fmt: skip
+    return text
+
+
 def line(entry: dict[str, Any], plain: bool = False) -> str:
     """The whole line: the kinds, the first one's share of the run's loss; or why there is none.
-    Markdown (the first kind in bold, names as code), or `plain` text."""
+    Markdown (the first kind in bold, names as code), or `plain` text; the Markdown ends with
+    the wall-time profile's part, where there is one (`profile`)."""
+    said = _line(entry, plain)
+    more = "" if plain else profile(entry)
+    return f"{said}; {more}" if more else said
+
+
+def _line(entry: dict[str, Any], plain: bool) -> str:
     status = entry.get("status")
     if status == FAILED:
         return f"diagnosis failed: {_name(entry.get('reason', ''), 200, plain)}"
@@ -122,7 +152,9 @@ def markdown(entries: dict[str, dict[str, Any]]) -> str:
         return ""
     out = ["#### Why it is slower", "",
            "Per regressed benchmark and smaller loss: one more run of each side, alone, the "
-           "kind that explains most of the loss first (tracker/DIAGNOSE.md).",
+           "kind that explains most of the loss first (tracker/DIAGNOSE.md); a Python "
+           "benchmark's wall-time profile diff is a file of the gate's output directory, "
+           "beside gate.json (in CI, the gate's artifact).",
            ""]  # fmt: skip
     for row, entry in entries.items():
         out.append(f"- {code(row)}: {line(entry)}")
