@@ -3,13 +3,16 @@
 # binaries' names (each holds the group of that name, so the names it offers follow the ones
 # before), timed in steps by the gate's lockstep runner over the two file descriptors in
 # BENCH_STEP (tracker/GATE.md). Not for direct use: the runner starts one per side, both pinned
-# to one CPU. BENCH_FILTER selects benchmarks; BENCH_PROFILE sizes them.
+# to one CPU. BENCH_FILTER selects benchmarks; BENCH_PROFILE sizes them; BENCH_CARGO_PROFILE
+# builds with another cargo profile than `bench` (e.g. `dev`: a protocol test reuses the
+# dependencies `cargo test` built, where an optimised build would compile them all again).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${BENCH_STEP:?is set by benchtrack gate (lockstep suites); this script is its worker}"
 # Build once; cargo's JSON messages name each bench binary.
 mapfile -t exes < <(
   cargo bench --manifest-path rust/Cargo.toml --locked -p patterns --no-run --message-format=json \
+    ${BENCH_CARGO_PROFILE:+--profile "$BENCH_CARGO_PROFILE"} \
     | python3 -c '
 import json, sys
 exes = []
