@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
+from pathlib import Path
 
+import orjson
 import pytest
 
 from benchtrack.gate.diagnose import classify as c
@@ -398,3 +401,49 @@ def test_no_thread_counts_more_than_the_span_it_was_read_over():
     u.add(before, Snapshot(10.1, 0.15, 0.0, 0, 0, 0, 0, threads))
     assert u.queued == pytest.approx(0.02 + 0.1)
     assert u.thread_cpu == pytest.approx({1: 0.05, 2: 0.1})
+
+
+RECORDINGS = Path(__file__).resolve().parents[1] / "bench" / "recordings"
+
+
+def recorded(report: str, benchmark: str) -> tuple[Evidence, Evidence]:
+    """A benchmark's two sides as a recorded diagnosis measured them."""
+    doc = orjson.loads((RECORDINGS / report).read_bytes())
+    (b,) = [b for b in doc["benchmarks"] if b["benchmark"] == benchmark]
+    sides = b["diagnosis"]["sides"]
+    return Evidence(**sides["base"]), Evidence(**sides["head"])
+
+
+def test_a_one_off_syscall_in_a_one_call_step_is_not_a_rate():
+    """The second held-out set's lock around gathered requests (r1): one thread ended in head's
+    traced step of one call (+1 `exit`, `rt_sigprocmask`, `sigaltstack`), which took the off-CPU
+    time as "syscalls"; a growth of one event is no rate, so the waiting (switches +53%) is named,
+    with its `epoll_wait` (+44%). Two events in the step would be one."""
+    base, head = recorded("diagnose-heldout2-r1.json", "python/http_cpu/gather")
+    assert head.traced_calls == 1 and head.syscalls["exit"] == 1
+    d = c.classify(base, head)
+    assert d.kinds == ["waiting"]
+    assert [s["name"] for s in d.findings[0].evidence["syscalls"]] == ["epoll_wait"]
+    twice = replace(head, syscalls={**head.syscalls, "exit": 2.0, "sigaltstack": 2.0})
+    assert c.classify(base, twice).kinds[0] == "syscalls"
+    assert c.classify(base, replace(head, traced_calls=2)).kinds[0] == "syscalls"
+
+
+def test_a_new_timed_sleep_among_threads_is_waiting_not_lost_parallelism():
+    """The second held-out set's blocking `time.sleep` after aiofiles writes (r1): the base's
+    2.8 threads at once on 2 vCPUs were mostly waiting for a CPU, head's threads sleep instead
+    (`clock_nanosleep` 0 → 4 a call): their drop is the sleep's, waiting, not threads taking
+    turns. Without the new sleep it stays lost parallelism; a lock's `futex` new in head is not
+    a timed sleep (test_threads_taking_turns_is_lost_parallelism)."""
+    base, head = recorded("diagnose-heldout2-r1.json", "python/fileio/aiofiles_bounded/shm")
+    d = c.classify(base, head)
+    assert d.kinds == ["waiting"]
+    w = d.findings[0].evidence
+    assert w["asleep"] > 0
+    assert w["syscalls"] == [{"name": "clock_nanosleep", "base": 0.0, "head": 4.0}]
+    assert "threads asleep instead of at once +" in text.line(entry(d))
+    awake = {k: v for k, v in head.syscalls.items() if k != "clock_nanosleep"}
+    assert c.classify(base, replace(head, syscalls=awake)).kinds[0] == "parallelism"
+    # one sleep in a traced step of one call is a one-off, not yet a sleep a call
+    once = replace(head, traced_calls=1, syscalls={**awake, "clock_nanosleep": 1.0})
+    assert c.classify(base, once).kinds[0] == "parallelism"

@@ -214,17 +214,26 @@ def test_the_held_out_set_declares_a_kind_and_a_syscall_for_each_slowdown(tmp_pa
     assert raised.value.field == "work[0].slows[0].diagnosis"
 
 
-def test_the_second_held_out_set_has_new_changes_of_the_issues_kinds_in_three_languages():
-    """tracker/bench/diagnose-heldout2.toml (the held-out figure since the first set became
-    tuning data): a lock, a leak, a pool size, a syscall and a blocking call in Python, Perl and
-    Rust, each benchmark listed once with the kind to name first and, where the kind's evidence
-    is a syscall, the syscall; no change of it is one of the first set's or the self-test's (no
-    hunk's text in common)."""
+@pytest.mark.parametrize(
+    ("name", "languages", "earlier"),
+    [
+        ("diagnose-heldout2.toml", {"python", "perl", "rust"},
+         ("diagnose-heldout.toml", "selftest-patches.toml")),
+        ("diagnose-heldout3.toml", {"python", "perl"},
+         ("diagnose-heldout.toml", "diagnose-heldout2.toml", "selftest-patches.toml")),
+    ],
+)  # fmt: skip
+def test_a_later_held_out_set_has_new_changes_of_the_issues_kinds(name, languages, earlier):
+    """tracker/bench/diagnose-heldout2.toml and -heldout3.toml (each the held-out figure once the
+    sets before it became tuning data): a lock, a leak, a pool size, a syscall and a blocking
+    call in two languages or more, each benchmark listed once with the kind to name first and,
+    where the kind's evidence is a syscall, the syscall; no change of it is one of an earlier
+    set's or the self-test's (no hunk's text in common)."""
     bench = REPO / "tracker" / "bench"
-    found = patches.load(bench / "diagnose-heldout2.toml")
+    found = patches.load(bench / name)
     slows = [s for p in found["wait"] for s in p.slows]
     assert all(s.diagnosis in classify.KINDS for s in slows), slows
-    assert {s.glob.split("/")[0] for s in slows} >= {"python", "perl", "rust"}
+    assert {s.glob.split("/")[0] for s in slows} >= languages
     said = " ".join(s.wait for s in slows)
     assert all(w in said for w in ("lock", "leak", "pool", "blocking")), said
     assert {"waiting", "syscalls", "memory"} <= {s.diagnosis for s in slows}
@@ -236,7 +245,7 @@ def test_the_second_held_out_set_has_new_changes_of_the_issues_kinds_in_three_la
                 for t in h}  # fmt: skip
 
     new = {new for p in found["wait"] for _, new in p.hunks}
-    assert not new & (hunks("diagnose-heldout.toml") | hunks("selftest-patches.toml"))
+    assert not new & set().union(*(hunks(e) for e in earlier))
 
 
 def test_the_measurement_scores_kind_names_and_false_kinds():

@@ -20,7 +20,7 @@ from benchtrack.gate.diagnose.text import FAILED, NOT_RUN, OK
 MAX_TEXT = 1000
 MAX_FUNCTIONS = 3
 NUMBERS = ("share", "base_threads", "head_threads", "off_cpu", "voluntary", "system", "cpu",
-           "instructions", "peak", "peak_growth", "faults", "kept")  # fmt: skip
+           "instructions", "peak", "peak_growth", "faults", "kept", "asleep")  # fmt: skip
 COUNTS = ("base_busy", "head_busy")
 REQUIRED = {"parallelism": ("base_threads", "head_threads"), "waiting": ("off_cpu", "voluntary")}
 MAX_TOP = 3  # a profile's top frames (profile_diff.TOP)

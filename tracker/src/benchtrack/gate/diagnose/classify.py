@@ -12,7 +12,8 @@ once; off_cpu: time with not one thread runnable). So head's extra wall time a c
   system CPU likewise unless the kernel time is memory's (page faults grew) or syscalls' (a
   syscall grew);
 - lost parallelism: runnable_head × (1/q_head − 1/q_base): the same runnable time spread over
-  fewer threads at once (named only when the base ran at least PARALLEL threads at once);
+  fewer threads at once (named only when the base ran at least PARALLEL threads at once; the
+  waiting's when head sleeps in a timed sleep the base never made, `_slept_new`);
 - waiting: off_cpu_head − off_cpu_base (a sleep, a blocking call, I/O); a syscall's when a
   syscall other than a waiting one (futex, nanosleep, poll, …) grew and no waiting one did; and
   the system CPU when only waiting syscalls grew (their own entries and wake-ups);
@@ -95,6 +96,14 @@ WAITS = frozenset({
     "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2", "wait4", "waitid", "sched_yield",
     "pause", "rt_sigsuspend", "rt_sigtimedwait", "io_getevents", "io_pgetevents",
 })  # fmt: skip
+# Syscalls that put a thread to sleep for a time it asked for, waiting on no other thread: one
+# new in head (none in the base) is a sleep the change added, and the threads asleep in it are
+# not the threads taking turns of lost parallelism (`_slept_new`).
+TIMED = frozenset({"nanosleep", "clock_nanosleep"})
+# A syscall's growth is a rate only over EVENTS or more of them in the traced step: a thread that
+# ends in a step of one call (+1 `exit`, `rt_sigprocmask`, `sigaltstack`) is a one-off. Sleeping
+# syscalls are exempt (one sleep a call is a rate of one).
+EVENTS = 2
 # Syscalls that map or unmap memory: their growth is memory's evidence.
 MEMORY = frozenset({"mmap", "munmap", "mremap", "brk", "madvise", "mprotect"})
 
@@ -129,12 +138,19 @@ class Diagnosis:
 
 
 def _grown(
-    base: dict[str, float], head: dict[str, float], growth: float = SYSCALL_GROWTH
+    base: dict[str, float],
+    head: dict[str, float],
+    growth: float = SYSCALL_GROWTH,
+    traced: int | None = None,
 ) -> list[tuple[str, float, float]]:
+    """The syscalls that grew by SYSCALL_MIN a call and `growth` of the base's, largest first;
+    a non-sleeping one only where it grew by EVENTS or more over the `traced` calls counted
+    (None: the count is not known, every growth counts)."""
     out = []
     for name in sorted(base.keys() | head.keys()):
         b, h = base.get(name, 0.0), head.get(name, 0.0)
-        if h - b >= SYSCALL_MIN and h >= b * (1 + growth):
+        once = traced is not None and name not in WAITS and (h - b) * traced < EVENTS - 1e-9
+        if h - b >= SYSCALL_MIN and h >= b * (1 + growth) and not once:
             out.append((name, b, h))
     return sorted(out, key=lambda x: (-(x[2] - x[1]), x[0]))
 
@@ -180,10 +196,12 @@ def classify(base: Evidence, head: Evidence, counts: Counts | None = None) -> Di
     loss = dw / wall_b if wall_b > 0 else math.nan
     parts = split(base, head)
     counted = base.syscalls is not None and head.syscalls is not None
-    grown = _grown(base.syscalls or {}, head.syscalls or {}) if counted else []
+    traced = head.traced_calls
+    grown = _grown(base.syscalls or {}, head.syscalls or {}, traced=traced) if counted else []
     waits = [g for g in grown if g[0] in WAITS]
     slept = waits or [g for g in _grown(base.syscalls or {}, head.syscalls or {}, SLEEP_NAMED)
                       if g[0] in WAITS]  # fmt: skip
+    timed = _slept_new(waits, traced)
     mapped = [g for g in grown if g[0] in MEMORY]
     other = [g for g in grown if g[0] not in WAITS and g[0] not in MEMORY]
     faults = head.minor - base.minor
@@ -210,12 +228,16 @@ def classify(base: Evidence, head: Evidence, counts: Counts | None = None) -> Di
         time["syscalls"] += parts["waiting"]
     else:
         time["waiting"] += parts["waiting"]
+    asleep = 0.0
+    if timed and time["parallelism"] > 0:  # threads asleep in a new sleep, not taking turns
+        asleep, time["parallelism"] = time["parallelism"], 0.0
+        time["waiting"] += asleep
     cpu_growth = head.cpu / base.cpu - 1 if base.cpu > 0 else math.inf  # inf: not written
     evidence = {
         "parallelism": {"base_threads": base.threads_at_once, "head_threads": head.threads_at_once,
                         "base_busy": base.busy_threads, "head_busy": head.busy_threads},
         "waiting": {"off_cpu": parts["waiting"], "voluntary": head.voluntary - base.voluntary,
-                    "syscalls": _listed(slept)},
+                    "syscalls": _listed(slept)} | ({"asleep": asleep} if asleep else {}),
         "syscalls": {"syscalls": _listed(other), "system": head.system - base.system},
         "work": {"cpu": cpu_growth if math.isfinite(cpu_growth) else None},
         "memory": {"peak": peak, "peak_growth": peak / base.peak if base.peak > 0 else None,
@@ -255,6 +277,15 @@ def classify(base: Evidence, head: Evidence, counts: Counts | None = None) -> Di
     if "work" not in have and "instructions" in evidence["work"]:
         named.append(Finding("work", None, evidence["work"]))
     return Diagnosis(tuple(named), loss, parts)
+
+
+def _slept_new(waits: list[tuple[str, float, float]], traced: int | None) -> bool:
+    """A timed sleep (TIMED) new in head: none in the base, EVENTS or more in head's traced step
+    (a blocking `time.sleep` among a pool's threads: 0 → 4 `clock_nanosleep` a call)."""
+    return any(
+        name in TIMED and b == 0 and (traced is None or h * traced >= EVENTS)
+        for name, b, h in waits
+    )
 
 
 def _longer(base: Evidence, head: Evidence) -> bool:

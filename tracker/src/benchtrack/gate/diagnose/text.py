@@ -59,6 +59,8 @@ def phrase(kind: dict[str, Any], plain: bool = False) -> str:
     elif k == "waiting":
         text = (f"off-CPU time {duration(kind['off_cpu'])} a call, voluntary context switches "
                 f"{count(kind['voluntary'])} a call")  # fmt: skip
+        if kind.get("asleep"):
+            text += f", threads asleep instead of at once {duration(kind['asleep'])} a call"
         if kind.get("syscalls"):
             text += f" ({_syscalls(kind['syscalls'], plain)} a call)"
     elif k == "syscalls":
