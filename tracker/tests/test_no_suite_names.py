@@ -27,7 +27,11 @@ SKIPPED_DIRS: tuple[str, ...] = ()  # selftest/ too: its slowdowns are data (tra
 # Words that are a harness's name (an ingest adapter, the CLI's `ingest perl`), not a suite's;
 # `benchtrack init` names the suites it writes into another repository's benchtrack.toml after
 # the language whose harness it found there (criterion: "rust", pytest-benchmark: "python").
-HARNESS_WORDS = {"ingest/__init__.py": {"perl"}, "adopt/harnesses.py": {"rust", "python"}}
+HARNESS_WORDS = {
+    "ingest/__init__.py": {"perl"},
+    "adopt/harnesses.py": {"rust", "python"},
+    "gate/diagnose/pyspy.py": {"python"},  # an interpreter's executable name, which py-spy reads
+}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
