@@ -447,3 +447,21 @@ def test_a_new_timed_sleep_among_threads_is_waiting_not_lost_parallelism():
     # one sleep in a traced step of one call is a one-off, not yet a sleep a call
     once = replace(head, traced_calls=1, syscalls={**awake, "clock_nanosleep": 1.0})
     assert c.classify(base, once).kinds[0] == "parallelism"
+
+
+def test_fewer_longer_waits_on_fewer_threads_are_waiting():
+    """The third held-out set's pool of one aiosqlite connection (r1): off-CPU time 20.8 → 62.4 ms
+    a call, but fewer voluntary switches (16.3 → 7.0: one connection thread instead of three,
+    whose switches /proc loses as they end) and no sleeping syscall grown: fewer waits, each
+    longer, while the CPU time a call fell. Waiting, not "nothing stands out". Had the CPU time a
+    call grown (a thread running instead of blocking), or the off-CPU time grown by less than
+    half, it is not waiting's evidence."""
+    base, head = recorded("diagnose-heldout3-r1.json", "python/db/gather")
+    assert head.voluntary < base.voluntary * (1 - c.SWITCHES_GROWTH)
+    assert head.off_cpu > 2 * base.off_cpu and head.cpu < base.cpu
+    assert c.classify(base, head).kinds == ["waiting"]
+    busier = replace(head, user=base.user * 1.2, system=base.system)
+    assert "waiting" not in c.classify(base, busier).kinds
+    # the same call with an off-CPU time only 40% longer than the base's
+    shorter = replace(head, wall=head.wall - (head.off_cpu - 1.4 * base.off_cpu))
+    assert c.classify(base, shorter).kinds == []

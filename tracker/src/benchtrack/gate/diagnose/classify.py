@@ -26,7 +26,7 @@ time a call, and its own evidence clears its floor (a syscall at least SYSCALL_M
 SYSCALL_GROWTH more than the base's; page faults FAULTS_MIN more a call, or fewer beside a leak
 that faults its pages in; waiting, SWITCHES more voluntary context switches a call, since a
 thread that blocks gives up its CPU, or a waiting syscall that grew (strace sees the threads that
-ended, /proc does not), or the same waits, longer (`_longer`); the CPU time CPU_GROWTH more for
+ended, /proc does not), or the same waits, longer (`_longer`; or fewer, each longer); the CPU time CPU_GROWTH more for
 more work; …); the largest part first. Then facts that are not a time: memory
 that grew by RSS_MIN (a leak), and a counted series' instructions that grew. When the run itself
 lost less than MIN_LOSS of the base's wall time a call, no time is split ("nothing stands out").
@@ -81,6 +81,10 @@ SWITCHES_GROWTH = 0.2  # and this share more than the base
 BLOCKS = 1.0
 OFF_SHARE = 0.5
 OFF_GROWTH = 0.05
+# Or fewer waits, each longer: head's switches fall (fewer threads block, each for longer), its
+# off-CPU time a call grows by at least FEWER_LONGER (a wait's worth, not a reading's error) and
+# its CPU time a call does not grow.
+FEWER_LONGER = 0.5
 # Where waiting is named on its own evidence, the sleeping syscalls it names are those that grew
 # by SYSCALL_MIN a call and at least this share (as evidence of waiting they must grow 50%).
 SLEEP_NAMED = 0.1
@@ -290,12 +294,23 @@ def _slept_new(waits: list[tuple[str, float, float]], traced: int | None) -> boo
 
 def _longer(base: Evidence, head: Evidence) -> bool:
     """The same waits, longer: a base mostly asleep, blocking at least BLOCKS times a call, whose
-    off-CPU time head grows by OFF_GROWTH, blocking about as often."""
+    off-CPU time head grows by OFF_GROWTH, blocking about as often; or blocking less often, on
+    fewer threads, while its CPU time a call did not grow (`_fewer_longer`)."""
     return (
         base.voluntary >= BLOCKS
         and base.off_cpu >= OFF_SHARE * (base.off_cpu + base.cpu)
         and head.off_cpu >= base.off_cpu * (1 + OFF_GROWTH)
-        and head.voluntary >= base.voluntary * (1 - SWITCHES_GROWTH)
+        and (head.voluntary >= base.voluntary * (1 - SWITCHES_GROWTH) or _fewer_longer(base, head))
+    )
+
+
+def _fewer_longer(base: Evidence, head: Evidence) -> bool:
+    """Fewer waits, each longer: head switches less (the waits /proc counts were the threads'
+    that now do not exist, a connection's or a worker's: a pool of one takes its calls in turn)
+    while its off-CPU time a call grew by FEWER_LONGER and its CPU time a call did not grow by
+    CPU_GROWTH: a thread that runs instead of blocking would have spent the time on a CPU."""
+    return head.off_cpu >= base.off_cpu * (1 + FEWER_LONGER) and head.cpu < base.cpu * (
+        1 + CPU_GROWTH
     )
 
 
