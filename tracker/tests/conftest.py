@@ -8,7 +8,9 @@ at the end. The list is by the wall spans in the "CPU seconds by file" summary (
 conftest.py) of a full run; a file not named keeps its place after them. A worker whose file
 holds two tests or fewer is handed the next file at once, so the first eight start in pairs: in
 a full run the 1st and 8th went to one worker, the 2nd and 5th, 3rd and 6th, 4th and 7th. The
-Rust step harness (a cold criterion build, ~190 s) is 7th, after the shortest of the first four.
+Rust step harness builds in rust/target with the dev profile, as `cargo make test-rust` in the
+other lane does: it comes after the engine files, when that lane's build is done, instead of
+holding a worker while it waits for cargo's lock on the build directory.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ LONGEST_FIRST = (
     "test_workflows_local.py",
     "test_stepworkers.py",
     "test_adopt.py",
-    "test_lockstep_rust.py",
     "test_callgrind.py",
     "test_workflows_engine_shards.py",
     "test_publish_faults_killed.py",
@@ -30,6 +31,7 @@ LONGEST_FIRST = (
     "test_workflows_engine_pr.py",
     "test_workflows_engine_adopter.py",
     "test_history_archive.py",
+    "test_lockstep_rust.py",
     "test_gate_e2e.py",
     "test_diagnose_measure.py",
     "test_lockstep_harnesses.py",
