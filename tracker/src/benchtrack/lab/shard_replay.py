@@ -208,6 +208,7 @@ def combined_markdown(runs: list[Sharded], sources: list[str]) -> str:
         fmt = partial(_cell, places=2 if unit == "%2" else 1, pct=bool(unit))
         mean, lo, hi = interval95([float(x) for x in xs])
         cells = " | ".join(fmt(x) for x in xs)
+        hi = min(hi, 1.0) if unit else hi  # a rate is at most 100%, a count at least 0
         lines.append(f"| {label} | {cells} | {fmt(mean)} [{fmt(max(lo, 0.0))}, {fmt(hi)}] |")
     names = sorted(set.intersection(*(set(s.detect(0.10)) for s in runs)))
     pooled = {d: [np.mean([s.detect(d)[b] for s in runs]) for b in names] for d in (0.10, 0.05)}
