@@ -150,6 +150,25 @@ def test_the_budget_moves_the_confirmation_s_last_look() -> None:
     assert not np.any(cut.confirm_rounds > 11)
 
 
+def test_the_budget_holds_the_first_segment_too() -> None:
+    # One look at 16: the stage's first segment is its only one. Builds 120 s + 5 screening
+    # rounds of 60 s = 420 s; a round of one candidate costs 3 s, so 20 s left hold 6 rounds,
+    # where the segment used to run all 16 whatever the budget; none left: no round at all.
+    m, prs = 10, 200
+    g1, g2 = _simulate(prs, m, np.full(m, 0.05), 5, 16, seed=3)
+    loss = np.zeros((m, 1))
+    loss[0] = np.log(0.92)
+    plan = Confirm(rounds=16, looks=(), most=10)
+    cut = _decide(g1 + loss, g2 + loss, plan, budget=440.0)
+    solo = cut.candidates == 1
+    assert np.any(solo) and set(cut.confirm_rounds[solo]) == {6}
+    assert np.all(cut.confirm_seconds <= 20.0)
+    spent = _decide(g1 + loss, g2 + loss, plan, budget=420.0)
+    assert np.all(spent.confirm_rounds == 0)
+    free = _decide(g1 + loss, g2 + loss, plan, budget=None)
+    assert set(free.confirm_rounds[free.candidates == 1]) == {16}
+
+
 @pytest.mark.parametrize("budget", [None, 1000.0])
 def test_budget_rounds_moves_the_last_look_to_what_the_budget_holds(budget) -> None:
     times = np.full((3, 12), 60.0)

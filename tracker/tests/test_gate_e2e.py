@@ -347,17 +347,7 @@ def test_a_no_change_pr_decides_every_benchmark_and_stops_measuring_the_decided(
     # measured on in the second stage with no candidate to confirm, and the equivalence test
     # over all their rounds tells them unchanged at its first look (12 rounds): the second look
     # (24) is never taken, the PR is ✅. The spread is the fixture's own, not the machine's.
-    config = CONFIG.replace("alpha = 0.01\n", "alpha = 0.000001\n")
-    config = config.replace("rounds = 10\nlooks = [6]\n", "rounds = 3\nlooks = []\n")
-    config = config.replace(
-        "[bench.suites.fixture]",
-        "[gate.confirm]\nrounds = 24\nlooks = [12]\nmost = 3\n\n[bench.suites.fixture]",
-    )
-    # a run's offset of up to ±3%, different for each run and side, beside the samples' ±1%
-    noisy = bench(3000, 1000).replace("* (1 + 0.01", "* (1 + 0.03 * sin($phase)) * (1 + 0.01")
-    git(repo, "checkout", "-q", "-b", "decide", "c1")
-    base = commit(repo, "noisier loops", {"benchtrack.toml": config, "bench.pl": noisy})
-    commit(repo, "a comment", {"bench.pl": noisy.replace("two loops", "the loops")})
+    base = _open_loops(repo)
     code, doc, text = gate(repo, "--base", base, "--head", "HEAD")
     assert code == 0 and doc, text
     assert "✅ no regression" in text, text
@@ -372,6 +362,35 @@ def test_a_no_change_pr_decides_every_benchmark_and_stops_measuring_the_decided(
         assert row["rounds"] == 3 + 12
         assert -0.04 < row["lo"] <= row["hi"] < 0.04
     assert "equivalence, 15 rounds" in text
+
+
+def _open_loops(repo: Path) -> str:
+    """A branch whose loops three screening rounds at alpha 1e-6 leave open, then a comment
+    commit (its head); the second stage 24 rounds, a look at 12. The base's sha."""
+    config = CONFIG.replace("alpha = 0.01\n", "alpha = 0.000001\n")
+    config = config.replace("rounds = 10\nlooks = [6]\n", "rounds = 3\nlooks = []\n")
+    config = config.replace(
+        "[bench.suites.fixture]",
+        "[gate.confirm]\nrounds = 24\nlooks = [12]\nmost = 3\n\n[bench.suites.fixture]",
+    )
+    # a run's offset of up to ±3%, different for each run and side, beside the samples' ±1%
+    noisy = bench(3000, 1000).replace("* (1 + 0.01", "* (1 + 0.03 * sin($phase)) * (1 + 0.01")
+    git(repo, "checkout", "-q", "-b", "decide", "c1")
+    base = commit(repo, "noisier loops", {"benchtrack.toml": config, "bench.pl": noisy})
+    commit(repo, "a comment", {"bench.pl": noisy.replace("two loops", "the loops")})
+    return base
+
+
+def test_the_second_stage_runs_no_round_the_budget_does_not_hold(repo) -> None:
+    # The screening's three rounds spend a budget of 0.06 s: the second stage, whose first
+    # segment ran whatever the budget (12 rounds here), now runs none; its benchmarks stay open.
+    base = _open_loops(repo)
+    code, doc, text = gate(repo, "--base", base, "--head", "HEAD", "--minutes", "0.001")
+    assert code == 0 and doc, text
+    second = doc["confirm"]
+    assert second["open"] and second["rounds"] == 0 and second["stopped_by_budget"], second
+    assert second["decided_unchanged"] == []
+    assert "the screening spent the budget" in text
 
 
 def test_shards_measure_their_own_benchmarks_and_merge_into_one_verdict(repo, tmp_path) -> None:

@@ -380,6 +380,26 @@ def test_shards_split_the_benchmarks_and_the_rounds_time_at_alpha_over_n(tmp_pat
     assert set(two.detect(0.10)) == {"t/a", "t/b"}
 
 
+def test_sharded_recordings_of_one_condition_give_a_mean_interval_and_pooled_detection(
+    tmp_path: Path,
+) -> None:
+    from benchtrack.gate.config import Confirm
+    from benchtrack.lab import shard_replay
+
+    kw = dict(looks=[5], prs=50, seed=3, jobs=1, budget=None, confirm=Confirm(16, (8,), 5))
+    runs = [
+        shard_replay.replay(aa.load_parts(_recording(tmp_path, f"{x}.json", sd)), 2,
+                            lambda n: 0.05, 0.01, **kw)
+        for x, sd in (("a", 0.01), ("b", 0.03))
+    ]  # fmt: skip
+    md = shard_replay.combined_markdown(runs, ["a", "b"])
+    assert "## Over 2 shards, across 2 recordings" in md
+    decided = [f"{r.decided() * 100:.1f}%" for r in runs]
+    assert f"| no-change PR: benchmarks decided | {decided[0]} | {decided[1]} | " in md
+    pooled = sum(np.mean([r.detect(0.10)[b] for r in runs]) >= 0.95 for b in ("t/a", "t/b"))
+    assert f"**{pooled} of 2** at ≥ 95% of −10%" in md
+
+
 def test_an_inflated_recording_keeps_each_benchmarks_noise_and_seconds(tmp_path: Path) -> None:
     from benchtrack.lab import shard_replay
 

@@ -144,7 +144,7 @@ def _sharded(args, cfg, recordings, looks, budget) -> int:
     """`--shards N`: each recording's figures over a shard plan (gate/shards.py)."""
     if not 2 <= args.shards <= 64 or args.one_stage or not cfg.confirm:
         raise BadInput("--shards", None, "2 to 64, with the two-stage gate", args.shards)
-    md = []
+    md, runs = [], []
     for parts in recordings:
         out = shard_replay.replay(
             parts,
@@ -155,6 +155,10 @@ def _sharded(args, cfg, recordings, looks, budget) -> int:
             confirm=cfg.confirm,
         )
         md.append(f"`{parts[0].source}`\n\n" + shard_replay.markdown(out, figures.LOSSES))
+        runs.append(out)
+    if len(runs) > 1:  # one condition's recordings: their mean, interval and pooled detection
+        sources = [parts[0].source for parts in recordings]
+        md.append(shard_replay.combined_markdown(runs, sources))
     text = "\n".join(md)
     flags.write_markdown(args.markdown, text)
     if not flags.markdown_on_stdout(args):

@@ -99,13 +99,21 @@ def confirm_stage(
                 if fit <= 0:
                     break
                 rounds = fit
+        if k == 0 and budget is not None and budget <= 0:
+            stopped = True
+            say("second stage: the screening spent the budget")
+            break
+        # The first segment's pace is its first round's: after it, the segment ends at the
+        # rounds the budget holds (gate/rounds.py), where it ran them all before.
+        first_cut = k == 0 and budget is not None and rounds > 1
         segment_plan = RoundPlan(
             confirm.suites_for(chosen, first.suites),
             first.sides,
-            [rounds],
+            [1, rounds] if first_cut else [rounds],
             first.pins,
             confirm.name_filters(chosen),
             cpus=first.cpus,
+            budget=budget if first_cut else None,
             builds=False,
         )
         segment = interleave(
@@ -116,6 +124,7 @@ def confirm_stage(
             failures=failures,
         )
         spent += segment.seconds
+        stopped |= segment.stopped_by_budget
         pace = segment.seconds / max(segment.count, 1)
         data = data.then(segment)
         prev = last

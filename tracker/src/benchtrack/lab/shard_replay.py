@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from benchtrack.gate.config import split_key
 from benchtrack.gate.shards import plan
 from benchtrack.lab.aa import AAData, from_doc, subset
 from benchtrack.lab.evaluate import evaluate
+from benchtrack.lab.figures import interval95
 from benchtrack.lab.replay import Costs
 from benchtrack.lab.stages import recording_costs
 
@@ -170,5 +172,50 @@ def markdown(s: Sharded, losses: tuple[float, ...]) -> str:
         f"**{s.decided() * 100:.1f}%** of benchmarks decided in a no-change PR, wall "
         f"**{np.mean(sec) / 60:.1f} min** (longest {np.max(sec) / 60:.1f}), the slowest shard's; "
         f"detection {'; '.join(parts)}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _cell(x: float, places: int, pct: bool) -> str:
+    return f"{x * 100:.{places}f}%" if pct else f"{x:.1f}"
+
+
+def combined_markdown(runs: list[Sharded], sources: list[str]) -> str:
+    """Several recordings of one condition over the same shards: each one's PR figures, their
+    mean with a 95% t interval (lab/figures.interval95: the recordings are the independent
+    unit), and detection pooled (each benchmark's averaged over the recordings)."""
+
+    def count(s: Sharded, d: float, rate: float) -> float:
+        return float(sum(x >= rate for x in s.detect(d).values()))
+
+    rows = [
+        ("false-fail per PR (every job and shard)", [s.false_fail for s in runs], "%2"),
+        ("no-change PR: benchmarks decided", [s.decided() for s in runs], "%"),
+        ("no-change PR, minutes (slowest shard)", [np.mean(s.seconds()) / 60 for s in runs], ""),
+        ("the same, longest", [np.max(s.seconds()) / 60 for s in runs], ""),
+        ("benchmarks ≥ 95% at −10%", [count(s, 0.10, 0.95) for s in runs], ""),
+        ("benchmarks ≥ 90% at −5%", [count(s, 0.05, 0.90) for s in runs], ""),
+        ("a −5% loss failed, mean", [np.mean(list(s.detect(0.05).values())) for s in runs], "%"),
+    ]  # fmt: skip
+    n = len(runs)
+    lines = [
+        f"## Over {runs[0].shards} shards, across {n} recordings",
+        "",
+        "| figure | " + " | ".join(f"`{x}`" for x in sources) + " | mean [95% interval] |",
+        "|---|" + "--:|" * (n + 1),
+    ]
+    for label, xs, unit in rows:
+        fmt = partial(_cell, places=2 if unit == "%2" else 1, pct=bool(unit))
+        mean, lo, hi = interval95([float(x) for x in xs])
+        cells = " | ".join(fmt(x) for x in xs)
+        hi = min(hi, 1.0) if unit else hi  # a rate is at most 100%, a count at least 0
+        lines.append(f"| {label} | {cells} | {fmt(mean)} [{fmt(max(lo, 0.0))}, {fmt(hi)}] |")
+    names = sorted(set.intersection(*(set(s.detect(0.10)) for s in runs)))
+    pooled = {d: [np.mean([s.detect(d)[b] for s in runs]) for b in names] for d in (0.10, 0.05)}
+    lines += [
+        "",
+        f"Pooled (each benchmark's detection averaged over the {n} recordings): "
+        f"**{sum(x >= 0.95 for x in pooled[0.10])} of {len(names)}** at ≥ 95% of −10%, "
+        f"**{sum(x >= 0.90 for x in pooled[0.05])} of {len(names)}** at ≥ 90% of −5%.",
     ]
     return "\n".join(lines) + "\n"
