@@ -1,6 +1,7 @@
 """A real, timed `benchtrack confirm` run on a local clone of this repository (issue 47's time bar).
 
-    uv run --frozen python tracker/bench/confirm_timed.py [--work DIR] [--bisect] [--report FILE]
+    uv run --frozen python tracker/bench/confirm_timed.py [--work DIR] [--bisect [--warm]]
+        [--report FILE]
 
 Builds the setup, then runs the command as confirm.yml's step does (`benchtrack confirm`, the real
 gate for every A/B), timed:
@@ -14,14 +15,16 @@ gate for every A/B), timed:
   candidates: by default (`five`) 5 of them, each on one merge: 3 real steps (a Rust, a Python and
   a Perl benchmark each slowed 20% by its merge) and 2 blips (a benchmark at a merge that changed a
   comment only); with `--bisect`, one step event spanning 8 merges, the 6th of them the slowdown
-  (python/cpu/sequential), which a confirmed check bisects in lockstep (3 probes).
+  (python/sleep/awaited: longer sleeps), which a confirmed check bisects in lockstep (3 probes).
 
 Then `python -m benchtrack confirm DIR/pages --runner local-2cpu --json --out DIR/out` in the clone
 (the history as a directory rather than `--publish`: no origin; the publish itself is a commit
-and a push, test_confirm covers it; no `--idle-sudo`: no sudo on a shared machine). The gate's
-caches (`target/gate/` of the clone: each side's cargo target dir and venv) start empty, as on a
-CI runner (confirm.yml restores no gate cache); the machine's cargo registry and uv cache are
-warm (CI's setup step fetches them).
+and a push, test_confirm covers it; no `--idle-sudo`: run as root, the gate holds the idle
+states polling without it, as gate.json's `idle` says). The gate's caches (`target/gate/` of
+the clone: each side's cargo target dir and venv) start empty, as on a CI runner (confirm.yml
+restores no gate cache); the machine's cargo registry and uv cache are warm (CI's setup step
+fetches them). `--warm` keeps DIR's clone from a previous run with its gate caches (what a
+runner restoring them would have) and adds the new merges on top of its main.
 
 The report (JSON, `--report`): the wall time, each gate's (the A/B of each candidate, each bisect
 probe: its seconds, builds, rounds, confirmation stage), the outcomes against the truth, and the
@@ -53,6 +56,7 @@ STEPS = {
     "perl": ("perl/lib/CoroBench/Suite.pm", "perl/coro/pool_chan/trivial"),
     "python": ("python/src/asyncio_patterns/cpu.py", "python/cpu/sequential"),
     "rust": ("rust/patterns/benches/streams.rs", "rust/streams/async_next"),
+    "bisect": ("python/src/asyncio_patterns/sleep.py", "python/sleep/awaited"),
 }
 # comment-only changes: (file, its comment syntax)
 COMMENTS = {
@@ -130,30 +134,36 @@ def build_five(repo: Path) -> tuple[list[dict], dict[str, str]]:
 
 
 def build_bisect(repo: Path) -> tuple[list[dict], dict[str, str]]:
-    """8 merges, the 6th the Python slowdown, the others comments; one event over all 8."""
+    """8 merges, the 6th a Python slowdown (longer sleeps), the others comments; one event over
+    all 8."""
     base = git(repo, "rev-parse", "HEAD")
     keys = ["python", "rust", "perl", "python", "python-cpu", None, "rust", "perl"]
     step = None
     for i, key in enumerate(keys):
         if key is None:
-            step = merge(repo, 201 + i, "slower-python-cpu", slowdown(STEPS["python"][0]))
+            step = merge(repo, 201 + i, "slower-python-sleep", slowdown(STEPS["bisect"][0]))
         else:
             merge(repo, 201 + i, f"comment-{i + 1}", comment(key, i + 1))
     head = git(repo, "rev-parse", "HEAD")
-    benchmark = STEPS["python"][1]
-    truth = {benchmark: {"real": True, "merge": step, "pr": 206, "subject": "slower-python-cpu"}}
+    benchmark = STEPS["bisect"][1]
+    truth = {benchmark: {"real": True, "merge": step, "pr": 206, "subject": "slower-python-sleep"}}
     return [change(benchmark, head, base, 1)], truth
 
 
-def setup(work: Path, bisect: bool) -> tuple[Path, Path, dict]:
-    if work.exists():
-        shutil.rmtree(work)
+def setup(work: Path, bisect: bool, warm: bool) -> tuple[Path, Path, dict]:
+    """The clone and its merges, the history; `warm`: the clone of a previous run kept (its
+    gate caches, as a runner restoring them would have), the new merges on top of its main."""
     repo, pages = work / "repo", work / "pages"
-    git(ROOT, "clone", "-q", "--no-local", "--branch", git(ROOT, "branch", "--show-current"),
-        str(ROOT), str(repo))  # fmt: skip
-    git(repo, "checkout", "-q", "-B", "main")
-    git(repo, "config", "user.name", "lab")
-    git(repo, "config", "user.email", "lab@example.invalid")
+    if warm and repo.is_dir():
+        shutil.rmtree(pages, ignore_errors=True)
+        shutil.rmtree(work / "out", ignore_errors=True)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+        branch = git(ROOT, "branch", "--show-current")
+        git(ROOT, "clone", "-q", "--no-local", "--branch", branch, str(ROOT), str(repo))
+        git(repo, "checkout", "-q", "-B", "main")
+        git(repo, "config", "user.name", "lab")
+        git(repo, "config", "user.email", "lab@example.invalid")
     changes, truth = (build_bisect if bisect else build_five)(repo)
     position = {c["commit"]: i for i, c in enumerate(changes)}
     doc = {"schema": CHANGES_SCHEMA, "changes": changes, "events": events.group(changes, position)}
@@ -199,9 +209,12 @@ def main() -> int:
     p.add_argument("--work", type=Path, default=Path("/tmp/benchtrack-confirm-timed"))
     p.add_argument("--bisect", action="store_true", help="one step over 8 merges, bisected")
     p.add_argument("--report", type=Path, help="write the report (JSON) here")
+    p.add_argument(
+        "--warm", action="store_true", help="keep DIR's clone and its gate caches (a CI cache)"
+    )
     args = p.parse_args()
     started = time.monotonic()
-    repo, pages, truth = setup(args.work, args.bisect)
+    repo, pages, truth = setup(args.work, args.bisect, args.warm)
     setup_seconds = time.monotonic() - started
     before = loadavg()
     argv = [sys.executable, "-m", "benchtrack", "confirm", str(pages), "--runner", RUNNER]
@@ -240,7 +253,12 @@ def main() -> int:
         "gates": gates(args.work / "out"),
         "outcomes": outcomes,
         "machine": {**machine(), "loadavg_before": before, "loadavg_after": after},
-        "caches": "cold gate caches (target/gate of a fresh clone); warm cargo registry, uv cache",
+        "caches": (
+            "warm gate caches (target/gate kept from a previous run)"
+            if args.warm
+            else "cold gate caches (target/gate of a fresh clone)"
+        )
+        + "; warm cargo registry and uv cache",
     }
     text = json.dumps(report, indent=1)
     print(text)
