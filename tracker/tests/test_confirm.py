@@ -463,3 +463,13 @@ def test_the_dashboard_lists_a_tip_candidate_as_an_event_at_the_tip(tmp_path: Pa
     (tmp_path / "bench" / "changes.json").write_bytes(orjson.dumps({**doc, "tip": {}}))
     with pytest.raises(BadInput, match="tip"), read.open_history(str(tmp_path)) as history:
         pass
+
+
+def test_a_one_cpu_taskset_goes_to_the_gate_as_a_list_not_a_count() -> None:
+    """confirm.yml's 1-vCPU size pins CPU 0 (BENCH_TASKSET=0): the gate's --cpus reads "0" as a
+    count of none and refused it, exit 2 (the engine test's scheduled run found it)."""
+    from benchtrack.commands import flags
+    from benchtrack.commands.confirm import gate_cpus
+
+    assert gate_cpus("0") == "0-0" and gate_cpus("0-1") == "0-1" and gate_cpus("0,2") == "0,2"
+    assert tuple(flags.cpus(gate_cpus("0")).ids) == (0,)

@@ -12,11 +12,15 @@ expression, step output or `needs` in any of these files fails a run there.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
-from engine_world import KEYS, REPO, assert_succeeded, make_world, needs_engine, workdir
+from engine_world import KEYS, REPO, assert_succeeded, make_world, needs_engine, slower, workdir
 from test_workflows_local import git, run
-from workflow_engine import push_event
+from workflow_engine import NAME, OWNER, event_repository, push_event
+
+from benchtrack.detect import events
+from benchtrack.detect.publish import SCHEMA as CHANGES_SCHEMA
 
 BENCH_ENV = {
     # one count suite: Perl's counts a run in ~7 s under callgrind, Python's in ~22 s (a push
@@ -88,3 +92,78 @@ def test_two_pushes_publish_both_sizes_with_the_pinned_action(world, pushed):
     assert json.loads(gh_pages(world, "bench/changes.json"))["schema"] == "benchtrack.changes/1"
     run(REPO, "uv", "run", "--frozen", "benchtrack", "validate-history",
         f"git:{world['origin']}#gh-pages")  # fmt: skip
+
+
+def test_the_scheduled_confirmation_confirms_a_step_and_refutes_a_blip(world, pushed):
+    """confirm.yml on workflow_dispatch (the nightly schedule's job, on demand) after the two
+    pushes: main gets a merge that doubles python/sleep/gather's sleep (a loss no machine's noise
+    hides) and one that adds a comment; gh-pages' changes.json names the step on the 2-vCPU size
+    and a blip of python/sleep/sequential at the comment's merge on the 1-vCPU size. Each size's
+    job runs the gate's lockstep A/B of its event, before vs after, and appends the outcome to
+    gh-pages' confirmations.json (one push a size): the step confirmed at its merge and
+    PR, the blip noise, the bench data untouched."""
+    dev, origin = world["dev"], world["origin"]
+    config = dev / "benchtrack.toml"  # the test's own: confirm's gates measure python only
+    text, n = re.subn(
+        r"(?m)^suites = \[\n(?:    .*\n)+\]$", 'suites = ["python"]', config.read_text()
+    )
+    assert n == 1, "benchtrack.toml: [gate].suites"
+    config.write_text(text)
+    git(dev, "commit", "-qam", "engine test: the gate's suites, python only")
+    base = git(dev, "rev-parse", "HEAD")
+    slower(dev)
+    git(dev, "commit", "-qam", "sleep: twice the wait (#51)")
+    step = git(dev, "rev-parse", "HEAD")
+    sleep = dev / "python/src/asyncio_patterns/sleep.py"
+    sleep.write_text(sleep.read_text() + "# a comment, nothing else\n")
+    git(dev, "commit", "-qam", "sleep: a comment (#52)")
+    blip = git(dev, "rev-parse", "HEAD")
+    git(dev, "push", "-q", "origin", "main")
+    changes = [
+        confirm_change("python/sleep/gather", KEYS[1], step, base),
+        confirm_change("python/sleep/sequential", KEYS[0], blip, step),
+    ]
+    doc = {"schema": CHANGES_SCHEMA, "changes": changes}
+    doc["events"] = events.group(changes, {step: 0, blip: 1})
+    pages = world["tmp"] / "pages-confirm"
+    run(world["tmp"], "git", "clone", "-q", "-b", "gh-pages", str(origin), str(pages))
+    (pages / "bench/changes.json").write_text(json.dumps(doc))
+    git(pages, "commit", "-qam", "changes.json: a step and a blip")
+    git(pages, "push", "-q", "origin", "gh-pages")
+    before = git(pages, "rev-parse", "HEAD")
+    data_js = {k: git(origin, "rev-parse", f"gh-pages:bench/{k}/data.js") for k in KEYS}
+    run_id = 4700
+    event = {"ref": "refs/heads/main", "inputs": {}, "repository": event_repository(),
+             "sender": {"login": "dev"}}  # fmt: skip
+    done = world["engine"].run(
+        workdir(world, "confirm", blip), ".github/workflows/confirm.yml", "workflow_dispatch",
+        event, run_id=run_id,
+    )  # fmt: skip
+    assert_succeeded(done, "runner sizes", *(f"confirm {k}" for k in KEYS))
+    checks = json.loads(gh_pages(world, "bench/confirmations.json"))["checks"]
+    by = {c["benchmark"]: c for c in checks}
+    assert len(checks) == 2 and set(by) == {"python/sleep/gather", "python/sleep/sequential"}
+    gather, sequential = by["python/sleep/gather"], by["python/sleep/sequential"]
+    assert (gather["runner"], gather["base"], gather["head"]) == (KEYS[1], base, step)
+    assert gather["outcome"] == "regression" and gather["confirmed"]
+    assert gather["rows"][0]["verdict"] == "regressed" and gather["rows"][0]["change"] < -0.2
+    assert (gather["culprit"]["commit"], gather["culprit"]["pr"]) == (step, 51)
+    assert gather["run"] == f"https://github.com/{OWNER}/{NAME}/actions/runs/{run_id}"
+    assert (sequential["runner"], sequential["base"], sequential["head"]) == (KEYS[0], step, blip)
+    assert sequential["outcome"] == "noise" and not sequential["confirmed"]
+    # one commit a size on the tip it found, each adding its check; the bench data as it was (the
+    # dashboard lists no event here: the two merges were never benchmarked on gh-pages, and its
+    # statuses are test_confirm's)
+    assert len(git(origin, "rev-list", f"{before}..gh-pages").split()) == 2
+    changed = git(origin, "diff", "--name-only", before, "gh-pages").split()
+    assert "bench/confirmations.json" in changed and "bench/changes.json" not in changed
+    assert {k: git(origin, "rev-parse", f"gh-pages:bench/{k}/data.js") for k in KEYS} == data_js
+
+
+def confirm_change(series: str, runner: str, commit: str, base: str) -> dict:
+    """A change point as detect writes one into changes.json: a 20% loss at `commit`."""
+    return {
+        "series": series, "runner": runner, "commit": commit, "base": base, "change": -0.2,
+        "before": 100.0, "after": 80.0, "unit": "items/s", "regression": True,
+        "first_seen": "2026-04-01T00:00:00Z",
+    }  # fmt: skip

@@ -77,6 +77,12 @@ def _runner(args: argparse.Namespace) -> str:
     return runner_key(label, int(cpus))
 
 
+def gate_cpus(taskset: str) -> str:
+    """A taskset list (BENCH_TASKSET, or --cpus's CPUs) as the gate's --cpus reads a list: one
+    CPU `k` alone would read as a count (k CPUs, none for CPU 0), so it goes as `k-k`."""
+    return f"{taskset}-{taskset}" if taskset.isdigit() else taskset
+
+
 def read_events(history: Path) -> list[dict[str, Any]]:
     """changes.json's events (detect/events.py), checked for what confirm reads."""
     path = history / "bench" / "changes.json"
@@ -197,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     extra = list(args.gate_arg)
     cpus = args.cpus.taskset if args.cpus else os.environ.get("BENCH_TASKSET", "").strip()
     if cpus:
-        extra += ["--cpus", cpus]
+        extra += ["--cpus", gate_cpus(cpus)]
     repo = Path.cwd()
     out = output_dir("--out", args.out or repo / "target" / "bench" / "confirm")
     say = lambda msg: print(f"benchtrack confirm: {msg}", file=sys.stderr)  # noqa: E731
