@@ -26,10 +26,11 @@ time a call, and its own evidence clears its floor (a syscall at least SYSCALL_M
 SYSCALL_GROWTH more than the base's; page faults FAULTS_MIN more a call, or fewer beside a leak
 that faults its pages in; waiting, SWITCHES more voluntary context switches a call, since a
 thread that blocks gives up its CPU, or a waiting syscall that grew (strace sees the threads that
-ended, /proc does not), or the same waits, longer (`_longer`; or fewer, each longer); the CPU time CPU_GROWTH more for
-more work; …); the largest part first. Then facts that are not a time: memory
-that grew by RSS_MIN (a leak), and a counted series' instructions that grew. When the run itself
-lost less than MIN_LOSS of the base's wall time a call, no time is split ("nothing stands out").
+ended, /proc does not), or the same waits, longer (`_longer`; or fewer, each longer); the CPU
+time CPU_GROWTH more for more work; …); the largest part first. Then facts that are not a time:
+memory that grew by RSS_MIN (a leak), and a counted series' instructions that grew. When the run
+itself lost less than MIN_LOSS of the base's wall time a call, no time is split ("nothing stands
+out").
 
 Why these floors cannot name noise: the run's steps are ~1 s a side; its CPU time is read in ns
 (schedstat; 10 ms ticks only for threads that ended), a neighbour moves the wall time by a few %
