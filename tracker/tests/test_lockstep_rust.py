@@ -55,6 +55,9 @@ def test_rust_harness_in_step_mode(tmp_path: Path) -> None:
     assert got["rust/tasks/one_by_one"].unit == "tasks/s"
     for b in out.benchmarks:
         assert [len(b.samples[s]) for s in ("base", "head")] == [5, 5]
-    # 20 items through 5 workers sleeping 2 ms each: at most ~2500 items/s, well above 100.
-    fan = sorted(got["rust/fanout/unordered_uniform"].samples["base"])[2]
-    assert 100 < fan < 2600
+    # 20 items through 5 workers sleeping 2 ms each: at most ~2500 items/s; iterations (>= 8 ms
+    # each) would give at most 125/s, so the best of the ten steps above it shows the items
+    # counted (it fails only if every step took 20 times its sleeps).
+    fan = got["rust/fanout/unordered_uniform"].samples
+    assert all(x < 2600 for side in ("base", "head") for x in fan[side])
+    assert max(fan["base"] + fan["head"]) > 125
