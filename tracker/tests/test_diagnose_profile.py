@@ -41,11 +41,21 @@ def launches(tmp_path: Path, name: str, command: str = PYTHON) -> dict[str, meas
 
 def test_the_diff_of_two_real_profiles_names_the_frame_head_sleeps_in(tmp_path):
     assert pyspy.available(), "py-spy is a locked dependency of the tracker"
-    found = measure.measure(
-        launches(tmp_path, "diag/nap"), "diag/nap", timeout=HANG, profile_dir=tmp_path / "s"
-    )
-    out = tmp_path / "out"
-    entry = run.profile("diag/nap", found, out)
+    # Beside the suite's heavy tests (load ~7) one side's recorder once took no sample in its
+    # window, which the profile reports as failed (the product's honest answer, asserted here):
+    # what this test checks is the diff of two profiles, so a window without a sample is
+    # measured again, three tries at most.
+    for attempt in range(3):
+        (tmp_path / str(attempt)).mkdir()
+        found = measure.measure(
+            launches(tmp_path / str(attempt), "diag/nap"), "diag/nap", timeout=HANG,
+            profile_dir=tmp_path / str(attempt) / "s",
+        )  # fmt: skip
+        out = tmp_path / str(attempt) / "out"
+        entry = run.profile("diag/nap", found, out)
+        if entry["status"] == "ok" or "took no sample" not in entry.get("reason", ""):
+            break
+        assert entry["status"] == "failed" and "py-spy" in entry["reason"], entry
     assert entry["status"] == "ok", entry
     assert isinstance(entry["seconds"], float) and entry["seconds"] >= 0, entry  # py-spy's waits
     doc = json.loads((out / entry["data"]).read_text())
