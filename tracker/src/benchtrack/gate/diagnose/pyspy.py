@@ -58,6 +58,7 @@ def available() -> str | None:
     return str(near) if near.is_file() else shutil.which(PYSPY)
 
 
+@functools.cache  # asked once a profiled benchmark: one `py-spy --version` a gate run
 def version(path: str) -> str:
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
