@@ -204,6 +204,17 @@ def test_budget_look_is_the_rounds_the_budget_holds_short_of_the_next_look() -> 
     assert list(v.budget_look(8, 16, np.array([100.0, 10.0]), np.array([28.0, 0.0]))) == [11, 8]
 
 
+def test_segment_rounds_is_what_the_budget_holds_of_a_segment_at_its_pace() -> None:
+    # one rule for the gate's second stage (scalars) and its replay (arrays)
+    assert v.segment_rounds(100.0, 28.0, 8) == 3
+    assert v.segment_rounds(1000.0, 28.0, 8) == 8  # never more than the segment's rounds
+    assert v.segment_rounds(-5.0, 28.0, 8) == 0
+    assert v.segment_rounds(100.0, 0.0, 8) == 8  # no pace yet: the whole segment
+    assert v.segment_rounds(10.0, 28.0, 8, least=1) == 1  # the first round measures the pace
+    got = v.segment_rounds(np.array([100.0, 10.0, 5.0]), np.array([28.0, 28.0, 0.0]), 8, [0, 1, 0])
+    assert list(got) == [3, 1, 8]
+
+
 # --- Deciding every benchmark (gate/decide.py) ---------------------------------------------------
 
 

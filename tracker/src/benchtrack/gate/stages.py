@@ -18,6 +18,7 @@ from benchtrack.gate.config import GateConfig
 from benchtrack.gate.model import Rounds, SuiteFailure
 from benchtrack.gate.outcome import Outcome, Row, analyse
 from benchtrack.gate.rounds import RoundPlan, interleave
+from benchtrack.gate.verdict import segment_rounds
 from benchtrack.stats import INCONCLUSIVE, REGRESSED
 
 
@@ -92,11 +93,11 @@ def confirm_stage(
         chosen = list(active.values())
         rounds = last - prev
         if budget is not None and k > 0:  # at the last segment's pace (its series, or more)
-            fit = int((budget - spent) // pace) if pace > 0 else rounds
+            fit = int(segment_rounds(budget - spent, pace, rounds))
             if fit < rounds:
                 stopped = True
-                say(f"second stage: the budget holds {max(fit, 0)} more round(s), not {rounds}")
-                if fit <= 0:
+                say(f"second stage: the budget holds {fit} more round(s), not {rounds}")
+                if fit == 0:
                     break
                 rounds = fit
         if k == 0 and budget is not None and budget <= 0:

@@ -267,6 +267,15 @@ def budget_look(at, following, left, pace):
     return at + np.clip(np.nan_to_num(fit), 0, np.asarray(following) - at - 1).astype(int)
 
 
+def segment_rounds(left, pace, rounds, least=0):
+    """How many of a second-stage segment's `rounds` the `left` seconds hold at `pace` seconds
+    a round (all of them while the pace is unknown), no fewer than `least`: the one rule the
+    gate (gate/stages.py) and its replay (lab/replay.py) both apply. Scalars or arrays."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fit = np.floor(np.where(np.asarray(pace) > 0, np.asarray(left) / pace, rounds))
+    return np.clip(np.nan_to_num(fit), least, rounds).astype(int)
+
+
 def _f(iv: Interval) -> tuple[np.ndarray, ...]:
     return iv.mean, iv.lo, iv.hi, iv.n
 

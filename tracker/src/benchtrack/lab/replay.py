@@ -142,11 +142,9 @@ def two_stages(
         per_round = costs.round_seconds(active)
         step = np.full(k.shape, r - prev)
         if left is not None:  # the rounds the budget holds, at this segment's pace
-            with np.errstate(divide="ignore", invalid="ignore"):
-                fit = np.floor(np.where(per_round > 0, (left - seconds2) / per_round, r - prev))
             # the gate measures the first segment's pace on its first round (gate/stages.py)
             low = 0 if i > 0 else (left - seconds2 > 0).astype(int)
-            step = np.clip(np.nan_to_num(fit), low, r - prev).astype(int)
+            step = v.segment_rounds(left - seconds2, per_round, r - prev, low)
         step = np.where(done, 0, step)
         had += np.where(active, step[..., None], 0)
         rounds2 += step
