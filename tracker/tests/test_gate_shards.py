@@ -94,6 +94,12 @@ def test_the_commands_refuse_bad_shards_and_write_nothing(tmp_path: Path) -> Non
     out = tmp_path / "merged"
     bad = cli("gate-merge", "--plan", str(plan), "--out", str(out), str(verdict))
     assert bad.returncode == 2 and "shard" in bad.stderr and not out.exists()
+    # one whose shard is not a pair of counts, or another plan's: named by its field
+    for shard in ({"index": "1", "of": 2}, {"index": 1, "of": 3}):
+        verdict.write_bytes(orjson.dumps({**orjson.loads(verdict.read_bytes()), "shard": shard}))
+        bad = cli("gate-merge", "--plan", str(plan), "--out", str(out), str(verdict))
+        assert bad.returncode == 2 and f"{verdict}: " in bad.stderr and "shard" in bad.stderr
+        assert "Traceback" not in bad.stderr and not out.exists()
     # a shard's gate.json that is not there (its job never uploaded one): named, not a traceback
     missing = tmp_path / "absent" / "gate.json"
     bad = cli("gate-merge", "--plan", str(plan), "--out", str(out), str(missing))

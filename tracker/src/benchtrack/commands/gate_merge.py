@@ -6,8 +6,6 @@ import argparse
 import shutil
 from pathlib import Path
 
-import orjson
-
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import output_dir
@@ -34,11 +32,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     flags.add_json(p, "the merged gate.json")
 
 
-def _index(path: Path, n: int) -> int:
-    doc = orjson.loads(path.read_bytes())  # comment.load checked it is JSON of a gate
-    shard = doc.get("shard")
-    ok = isinstance(shard, dict) and shard.get("of") == n and isinstance(shard.get("index"), int)
-    if not ok or not 1 <= shard["index"] <= n:
+def _index(path: Path, outcome: Outcome, n: int) -> int:
+    shard = outcome.meta.get("shard")  # comment.load checked its form
+    if shard is None or shard["of"] != n or not 1 <= shard["index"] <= n:
         raise BadInput(path, "shard", f"{{index: 1..{n}, of: {n}}} (the plan's shards)", shard)
     return shard["index"]
 
@@ -59,6 +55,7 @@ def merge(found: dict[int, Outcome], n: int, split: dict[str, int]) -> Outcome:
             # and the benchmarks the plan does not name that it was dealt (shards.by_name)
             failed["head"][f"shard {k}/{n}'s unplanned benchmarks"] = why
     meta = dict(first.meta) if first else {}
+    meta.pop("shard", None)  # the merged verdict is every shard's
     meta["seconds"] = max((o.meta.get("seconds", 0.0) for o in found.values()), default=0.0)
     meta["rounds"] = max((o.meta.get("rounds", 0) for o in found.values()), default=0)
     for key in ("gate_seconds", "build_seconds", "diagnosis_seconds"):  # the slowest shard's
@@ -97,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     paths = [q for given in args.shards for q in _verdicts(given)]
     for path in paths:
         outcome = comment.load(path)
-        k = _index(path, n)
+        k = _index(path, outcome, n)
         if k in found:
             raise BadInput(path, "shard.index", f"one verdict a shard ({k} given twice)", k)
         found[k] = outcome

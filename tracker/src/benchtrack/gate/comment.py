@@ -41,6 +41,7 @@ from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
 MAX_BYTES = 2_000_000
 MAX_ROWS = 5_000
+MAX_SHARDS = 256  # gate --shard K/N
 MAX_SIZES = 16  # gate-* artifacts: one a runner size of .github/bench-runners.toml (5 today)
 MAX_DEPTH = 20  # a gate.json nests 5 deep; deeper is refused before a check (or repr) recurses
 REF_RE = re.compile(r"^[A-Za-z0-9._/@^~+-]{0,100}$")
@@ -273,6 +274,13 @@ class _Checker:
         self.that(ok, "seconds", "a duration in seconds (0 to 10,000,000)", meta["seconds"])
         meta["threshold"] = self.fraction(data.get("threshold", 0.05), "threshold")
         meta["runner"] = self.text(data.get("runner", ""), "runner", RUNNER_RE)
+        if "shard" in data:  # a shard's verdict (gate --shard K/N): gate-merge checks K against N
+            shard = data["shard"]
+            ok = isinstance(shard, dict) and all(
+                type(shard.get(k)) is int and 1 <= shard[k] <= MAX_SHARDS for k in ("index", "of")
+            )
+            self.that(ok, "shard", f"{{index, of}}: counts 1..{MAX_SHARDS}", shard)
+            meta["shard"] = {"index": shard["index"], "of": shard["of"]}
         return meta
 
     def functions(self, value: object, rows: set[str]) -> dict[str, dict[str, Any]]:
