@@ -75,8 +75,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = worktree.repo_root(Path.cwd())
-    cfg = config.load(args.config or root / config.CONFIG_NAME)
     flags.check_markdown(args)
     if args.prs < 10:
         raise BadInput("--prs", None, "at least 10 pseudo-PRs", args.prs)
@@ -87,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
     for flag, x in (("--minutes", args.minutes), ("--build-seconds", args.build_seconds)):
         if x is not None and not x >= 0:
             raise BadInput(flag, None, "a non-negative number", x)
+    # the flags first, then the config: a repository only when none is given
+    cfg = config.load(args.config or worktree.repo_root(Path.cwd()) / config.CONFIG_NAME)
     if args.threshold is not None:
         cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
     minutes = args.minutes if args.minutes is not None else cfg.minutes
