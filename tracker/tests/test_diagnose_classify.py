@@ -465,3 +465,33 @@ def test_fewer_longer_waits_on_fewer_threads_are_waiting():
     # the same call with an off-CPU time only 40% longer than the base's
     shorter = replace(head, wall=head.wall - (head.off_cpu - 1.4 * base.off_cpu))
     assert c.classify(base, shorter).kinds == []
+
+
+def test_extra_cpu_that_head_did_not_queue_for_is_not_more_work():
+    """The fourth held-out set's blocking `Event.wait` (r2, load 12-14): head's CPU time a call
+    +25%, which counts k = 7.9 times over (the base's runnable time over its CPU time), but head's
+    runnable time a call did not grow with it (its run-queue wait fell by as much): the k-fold
+    count was not paid in wall time, so more work is not named (a false kind before). The
+    waiting stays first with its `futex`; had head queued at the base's rate for its extra CPU,
+    the same CPU growth would be more work's part and named after it."""
+    base, head = recorded("diagnose-heldout4-r2.json", "python/http/gather_shared_session")
+    assert head.cpu > 1.2 * base.cpu and head.runnable < base.runnable
+    d = c.classify(base, head)
+    assert d.kinds == ["waiting"]
+    assert [s["name"] for s in d.findings[0].evidence["syscalls"]] == ["futex"]
+    assert sum(d.parts.values()) == pytest.approx(head.wall - base.wall)
+    k = base.runnable / base.cpu
+    paid = replace(head, queued=(k - 1) * head.cpu)  # queued at the base's rate
+    assert c.classify(base, paid).kinds == ["waiting", "work"]
+    assert c.split(base, paid)["machine"] == pytest.approx(0.0)
+
+
+def test_extra_cpu_partly_paid_counts_only_what_was_paid():
+    """k = 3: head's 1 ms more CPU would count 3 ms, but head queued only 1 ms more (not 2 ms):
+    work's part is the 2 ms its runnable time grew, the machine's none; the parts add up."""
+    base = ev(wall=3 * MS, user=1 * MS, queued=2 * MS)
+    head = ev(wall=5 * MS, user=2 * MS, queued=3 * MS)
+    parts = c.split(base, head)
+    assert parts["work"] == pytest.approx(2 * MS)
+    assert parts["machine"] == pytest.approx(0.0)
+    assert c.classify(base, head).kinds == ["work"]

@@ -10,16 +10,20 @@ once; off_cpu: time with not one thread runnable). So head's extra wall time a c
 - more work: k × (user CPU_head − user CPU_base) / q_base (k: the base's runnable time over its
   CPU time, what a CPU second costs in wall time beside the machine's neighbours), and the
   system CPU likewise unless the kernel time is memory's (page faults grew) or syscalls' (a
-  syscall grew);
+  syscall grew); less what head did not queue for it: where head's run-queue wait fell below
+  (k − 1) × its CPU time, its extra CPU ran in time it would have waited for a CPU, and only its
+  runnable time's growth is paid in wall time (a busy machine's CPU time a call moves with
+  wake-ups, caches and which vCPU a side ran on, while the runnable time holds);
 - lost parallelism: runnable_head × (1/q_head − 1/q_base): the same runnable time spread over
   fewer threads at once (named only when the base ran at least PARALLEL threads at once; the
   waiting's when head sleeps in a timed sleep the base never made, `_slept_new`);
 - waiting: off_cpu_head − off_cpu_base (a sleep, a blocking call, I/O); a syscall's when a
   syscall other than a waiting one (futex, nanosleep, poll, …) grew and no waiting one did; and
   the system CPU when only waiting syscalls grew (their own entries and wake-ups);
-- the machine: head's run-queue wait beyond k, a neighbour's share of the CPUs: never a kind (it
-  says nothing about the code), except that where head woke up more often it is what those
-  wake-ups cost, and goes to lost parallelism and waiting (`split`).
+- the machine: head's run-queue wait beyond k (not below 0 while more work has a part to give
+  back), a neighbour's share of the CPUs: never a kind (it says nothing about the code), except
+  that where head woke up more often it is what those wake-ups cost, and goes to lost
+  parallelism and waiting (`split`).
 
 A kind is named when its part is at least SHARE of the loss and at least FLOOR of the base's wall
 time a call, and its own evidence clears its floor (a syscall at least SYSCALL_MIN more a call and
@@ -184,6 +188,13 @@ def split(base: Evidence, head: Evidence) -> dict[str, float]:
         "parallelism": head.runnable * (1 / qh - 1 / qb),
         "waiting": head.off_cpu - base.off_cpu,
     }
+    if parts["machine"] < 0 and parts["work"] > 0:
+        # head queued less for its CPU than k says: its extra CPU ran in time it would have
+        # waited for a CPU, and its runnable time grew less than k times the extra CPU. That
+        # much of the k-fold count was not paid in wall time: it is not more work's
+        unpaid = min(-parts["machine"], parts["work"])
+        parts["work"] -= unpaid
+        parts["machine"] += unpaid
     woke = head.voluntary - base.voluntary >= WOKE
     if parts["machine"] > 0 and woke:
         blocked = {p: max(parts[p], 0.0) for p in ("parallelism", "waiting")}
