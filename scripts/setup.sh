@@ -122,6 +122,12 @@ fi
 if want rust && ! command -v strace >/dev/null 2>&1; then
   APT_PACKAGES+=(strace); APT_WHY+=("strace (the gate's diagnosis of a regressed benchmark counts its syscalls a call)")
 fi
+if want rust && ! command -v eu-stack >/dev/null 2>&1; then
+  APT_PACKAGES+=(elfutils); APT_WHY+=("elfutils (eu-stack: the diagnosis's wall-time profile of a Rust benchmark)")
+fi
+if want rust && ! command -v c++filt >/dev/null 2>&1; then
+  APT_PACKAGES+=(binutils); APT_WHY+=("binutils (c++filt: that profile's Rust symbols demangled)")
+fi
 if want rust && { [ ! -f /usr/include/benchmark/benchmark.h ] || ! command -v g++ >/dev/null 2>&1; }; then
   APT_PACKAGES+=(libbenchmark-dev g++); APT_WHY+=("libbenchmark-dev and g++ (the Google Benchmark step worker's test)")
 fi

@@ -80,17 +80,6 @@ def test_the_diff_of_two_real_profiles_names_the_frame_head_sleeps_in(tmp_path):
     assert ("napper_N", "nap (worker.py)") in {(t["thread"], t["frame"]) for t in entry["top"]}
 
 
-def test_a_worker_without_python_is_said_not_profiled(tmp_path):
-    to_start = launches(tmp_path, "diag/work", f"exec perl {HERE / 'worker.pl'}")
-    found = measure.measure(
-        to_start, "diag/work", timeout=HANG, profile_dir=tmp_path / "s", seconds=0.2, steps=2
-    )
-    entry = run.profile("diag/work", found, tmp_path / "out")
-    assert entry["status"] == "not run", entry
-    assert "runs no Python" in entry["reason"]
-    assert not (tmp_path / "out" / profile_diff.DIR).exists()
-
-
 def test_a_profile_that_cannot_be_taken_says_why(tmp_path):
     """py-spy on a process that runs no Python: it never samples, and the recorders say what
     py-spy said instead (the diagnosis then reads "wall-time profile failed: …")."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchtrack.gate import lockstep_worker as lockstep
-from benchtrack.gate.diagnose import procstat, pyspy, syscalls
+from benchtrack.gate.diagnose import native, procstat, pyspy, syscalls
 from benchtrack.gate.diagnose.evidence import Evidence
 
 SIDES = ("base", "head")
@@ -101,8 +101,9 @@ def measure(
 ) -> dict[str, Evidence]:
     """Each side's evidence for benchmark `name`, or Failed saying why not. `trace_dir`: where
     the traces go (None: no syscall counts, no strace); `profile_dir`: where py-spy writes each
-    step's samples of a Python worker (None: no profile), which go in each side's
-    `extra["profile"]` (pyspy.Samples, or why there are none: a string)."""
+    step's samples of a Python worker (None: no profile; a native worker is sampled by eu-stack
+    where it is not None), which go in each side's `extra["profile"]` (pyspy.Samples, or why
+    there are none: a string)."""
     deadline = time.monotonic() + timeout
     note = ""
     traces: dict[str, Path] = {}
@@ -162,49 +163,69 @@ def measure(
 
 
 class _Profile:
-    """The py-spy recorders of each side's untraced steps (pyspy.py), where the worker runs
-    Python; a profile that fails stops profiling and keeps why, never the measurement."""
+    """The samplers of each side's untraced steps: py-spy's recorders where the worker runs
+    Python (pyspy.py), eu-stack where it runs native code (native.py: a Rust bench binary);
+    a profile that fails stops profiling and keeps why, never the measurement."""
 
     def __init__(self, where: Path | None, workers: dict[str, lockstep.Worker]) -> None:
         self.where = where
         self.why: str | None = None
         self.samples = {side: pyspy.Samples() for side in SIDES}
         self.roots: dict[str, int] = {}
-        self.path = pyspy.available() if where is not None else None
+        self.path: str | None = None
+        self.sampler = "py-spy"
         if where is None:
             return
-        if self.path is None:
-            self.why = "not run: py-spy is not installed"
+        roots = {side: pyspy.python_root(w.proc.pid) for side, w in workers.items()}
+        if all(roots.values()):
+            self.path = pyspy.available()
+            self.why = None if self.path else "not run: py-spy is not installed"
+            self.roots = {side: root for side, root in roots.items() if root}
             return
+        self.sampler = "eu-stack"
+        self.samples = {side: pyspy.Samples(sampler="eu-stack", rate=native.RATE) for side in SIDES}
         for side, w in workers.items():
-            root = pyspy.python_root(w.proc.pid)
-            if root is None:
-                self.why = f"not run: the {side} side's worker runs no Python (py-spy reads Python)"
+            pid = native.target(w.proc.pid)
+            exe = native.executable(pid) if pid else ""
+            if pid is None or exe.startswith("python"):
+                self.why = f"not run: the {side} side's worker has no process to sample"
                 return
-            self.roots[side] = root
+            if exe.startswith("perl"):
+                self.why = ("not run: the worker runs Perl, whose native stacks name the "
+                            "interpreter's functions, not the subs")  # fmt: skip
+                return
+            self.roots[side] = pid
+        self.path = native.available()
+        if self.path is None:
+            self.why = "failed: eu-stack is not installed (Debian: elfutils)"
 
-    def start(self, side: str) -> pyspy.Recorders | None:
+    def start(self, side: str) -> pyspy.Recorders | native.Recorder | None:
         if self.where is None or self.path is None or self.why is not None:
             return None
         try:
-            rec = pyspy.Recorders(self.roots[side], self.where / side, self.path)
+            rec: pyspy.Recorders | native.Recorder
+            if self.sampler == "eu-stack":
+                rec = native.Recorder(self.roots[side], self.path)
+            else:
+                rec = pyspy.Recorders(self.roots[side], self.where / side, self.path)
             rec.start()
         except (pyspy.Failed, OSError, subprocess.SubprocessError) as e:
-            self.why = f"failed: the {side} side's py-spy: {e}"
+            self.why = f"failed: the {side} side's {self.sampler}: {e}"
             return None
         return rec
 
-    def stop(self, side: str, rec: pyspy.Recorders | None, calls: int, wall: float) -> None:
+    def stop(self, side: str, rec: pyspy.Recorders | native.Recorder | None, calls: int,
+             wall: float) -> None:  # fmt: skip
         if rec is None:
             return
         try:
             rec.stop(self.samples[side], calls, wall)
         except (pyspy.Failed, OSError) as e:
             rec.kill()
-            self.why = f"failed: the {side} side's py-spy: {e}"
+            self.why = f"failed: the {side} side's {self.sampler}: {e}"
 
     @staticmethod
-    def drop(rec: pyspy.Recorders | None) -> None:
+    def drop(rec: pyspy.Recorders | native.Recorder | None) -> None:
         if rec is not None:
             rec.kill()
 

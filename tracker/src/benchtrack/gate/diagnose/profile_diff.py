@@ -1,19 +1,22 @@
-"""The wall-time profile diff of a diagnosed Python benchmark: which frames gained time a call.
+"""The wall-time profile diff of a diagnosed benchmark: which frames gained time a call.
 
-Pure but for `write`: each side's py-spy samples (pyspy.Samples, seconds a stack over its
-sampled steps) divided by the calls those steps made, then, per process, thread group (a name's
-digits as N: a pool's threads together) and frame, head's seconds a call less the base's: wall
-time (every sample), on-CPU (the samples of threads on a CPU), off-CPU (their difference). A
-frame's *self* time is the samples where it was the innermost Python frame (a C call it made,
-`time.sleep`, a lock's `acquire`, a socket's `recv`, is its own), its *total* time every sample
-it was on the stack. Written as plain text for the reader and as JSON beside it, into the gate's
-output directory (gate.json names both, relative to itself: the artifact's layout), and
-summarised in the diagnosis entry's `profile` (its top frames), which the comment shows as
+Pure but for `write`: each side's samples (pyspy.Samples: py-spy's of a Python worker, or
+eu-stack's of a native one, native.py; seconds a stack over its sampled steps) divided by the
+calls those steps made, then, per process, thread group (a name's digits as N: a pool's threads
+together) and frame, head's seconds a call less the base's: wall time (every sample), on-CPU
+(the samples of threads on a CPU), off-CPU (their difference). A frame's *self* time is the
+samples where it was the innermost frame (py-spy's: the innermost Python frame, so a C call it
+made, `time.sleep`, a lock's `acquire`, a socket's `recv`, is its own; eu-stack's: the
+innermost native one, often libc's wrapper of the call that waited), its *total* time every
+sample it was on the stack. Written as plain text for the reader and as JSON beside it, into
+the gate's output directory (gate.json names both, relative to itself: the artifact's layout),
+and summarised in the diagnosis entry's `profile` (its top frames), which the comment shows as
 inert text.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from pathlib import Path
@@ -22,7 +25,7 @@ from typing import Any
 import orjson
 
 from benchtrack.fsutil import atomic_write
-from benchtrack.gate.diagnose.pyspy import RATE, Samples, Stack
+from benchtrack.gate.diagnose.pyspy import Samples, Stack
 from benchtrack.gate.diagnose.text import FAILED, NOT_RUN, OK, duration
 
 DIR = "wall-profiles"  # under the gate's --out, beside gate.json
@@ -33,6 +36,15 @@ KEPT = 60  # frames in the JSON file
 LOOP_COVER, LOOP_MOST = 0.97, 0.5  # the step loop's stack (loop_frames)
 IDLE = 0.01  # a thread group on a CPU at most this share of its wall time, both sides: idle
 SIDES = ("base", "head")
+HOW = {  # how each sampler tells on-CPU from off-CPU time, for the text file's header
+    "py-spy": "record --nonblocking --threads --subprocesses: one recorder with --idle for wall "
+    "time, one without for on-CPU time; off-CPU is their difference",
+    "eu-stack": "`eu-stack -q -p PID`: every thread's stack a sample, on-CPU where the thread's "
+    "/proc/PID/task/TID/stat said R (running) just before, off-CPU otherwise; the process is "
+    "stopped while its stacks are read, and the window (so every figure) holds those stops; "
+    "the frames named after the step by eu-addr2line and c++filt; self time is the innermost "
+    "native frame's (a libc wrapper names the wait: clock_nanosleep, syscall for a futex, read)",
+}
 Key = tuple[str, str, str]  # process, thread group, frame
 
 
@@ -132,6 +144,7 @@ def diff(name: str, sides: dict[str, Samples], tool: str) -> dict[str, Any]:
     sampled = {
         side: {"calls": s.calls, "window": s.window, "stepped": s.stepped,
                "intervals": s.intervals, "own_cpu": s.own_cpu, "added": s.added,
+               "stacks": s.stacks, "stack_seconds": s.stack_seconds,
                "loop": s.wall[loop] if (loop := loop_frames(s.wall)) else 0.0}
         for side, s in sides.items()
     }  # fmt: skip
@@ -152,7 +165,8 @@ def diff(name: str, sides: dict[str, Samples], tool: str) -> dict[str, Any]:
     return {
         "benchmark": name,
         "tool": tool,
-        "rate": RATE,
+        "sampler": base.sampler,
+        "rate": base.rate,
         "sampled": sampled,
         "window_grew": grew,
         "threads": rows,
@@ -177,6 +191,25 @@ def _row(row: dict[str, Any], label: str) -> str:
             f"{_where(row)[:40]:<40}  {label}")  # fmt: skip
 
 
+def _everywhere(row: dict[str, Any], threads: dict[tuple[str, str], dict[str, Any]]) -> bool:
+    """Whether a frame's total time is its thread group's on both sides (a thread's entry
+    frames: `main`, `start_thread`), which says no more than the group's row."""
+    t = threads.get((row["process"], row["thread"]))
+    return t is not None and all(
+        math.isclose(row[side]["wall"], t[side]["wall"], rel_tol=1e-9, abs_tol=1e-12)
+        for side in SIDES
+    )
+
+
+def _stopped(sampled: dict[str, Any]) -> str:
+    """eu-stack's cost: the stacks it read and how long each stopped the worker at most."""
+    n = sampled.get("stacks", 0)
+    if not n:
+        return ""
+    return (f"; {n:,} stacks read, {sampled['stack_seconds'] / n * 1e3:.1f} ms each on average "
+            "(the worker stopped within it)")  # fmt: skip
+
+
 def text(doc: dict[str, Any]) -> str:
     """The plain-text artifact."""
     s = doc["sampled"]
@@ -184,17 +217,16 @@ def text(doc: dict[str, Any]) -> str:
         f"Wall-time profile diff: {doc['benchmark']} (head against base)",
         "",
         f"{doc['tool']}, {doc['rate']} samples a second of each side's worker during its "
-        "untraced steps (record --nonblocking --threads --subprocesses: one recorder with "
-        "--idle for wall time, one without for on-CPU time; off-CPU is their difference).",
+        f"untraced steps ({HOW.get(doc.get('sampler', 'py-spy'), '')}).",
     ]
     for side in SIDES:
         x = s[side]
         outside = 1 - x["stepped"] / x["window"] if x["window"] > 0 else 0.0
         out.append(f"{side}: {x['calls']:,} calls; {x['window']:.3f} s sampled "
                    f"({x['intervals']:,} intervals; {outside:.0%} of it outside the steps); "
-                   f"py-spy's own CPU {x['own_cpu']:.2f} s; its starts and stops added "
+                   f"the sampler's own CPU {x['own_cpu']:.2f} s; its starts and stops added "
                    f"{x['added']:.2f} s; {x['loop']:.3f} s of the main thread in the step loop "
-                   "waiting for the gate, left out")  # fmt: skip
+                   "waiting for the gate, left out" + _stopped(x))  # fmt: skip
     out += [
         "",
         "Every figure is seconds a call. Columns: wall Δ, beyond the window's growth (wall Δ "
@@ -209,12 +241,17 @@ def text(doc: dict[str, Any]) -> str:
         row = {"process": t["process"], "thread": t["thread"], "base": t["base"], "head": t["head"]}
         idle = "; idle throughout, its frames not ranked" if t["idle"] else ""
         out.append(_row(row, f"{t['base']['count']} → {t['head']['count']} threads{idle}"))
-    for title, rows in (("Frames that gained the most (self time: the innermost Python frame)",
+    whole = {(t["process"], t["thread"]): t for t in doc["threads"]}
+    inner = "native" if doc.get("sampler") == "eu-stack" else "Python"
+    for title, rows in ((f"Frames that gained the most (self time: the innermost {inner} frame)",
                          [r for r in doc["self"] if r["gained"] > 0][:LISTED]),
                         ("Frames that lost the most (self time)",
                          [r for r in doc["self"][::-1] if r["gained"] < 0][:LOST]),
-                        ("Frames that gained the most (total time: anywhere on the stack)",
-                         [r for r in doc["total"] if r["gained"] > 0][:LISTED])):  # fmt: skip
+                        ("Frames that gained the most (total time: anywhere on the stack; a "
+                         "frame on every stack of its thread group, both sides, is the group's "
+                         "row above and left out)",
+                         [r for r in doc["total"]
+                          if r["gained"] > 0 and not _everywhere(r, whole)][:LISTED])):  # fmt: skip
         out += ["", title]
         out += [_row(r, r["frame"]) for r in rows] or ["  (none)"]
     return "\n".join(out) + "\n"
@@ -226,7 +263,7 @@ def slug(name: str) -> str:
 
 def write(name: str, sides: dict[str, Samples], tool: str, out: Path) -> dict[str, Any]:
     """Both files under `out`/DIR; gate.json's `profile` entry (paths relative to `out`;
-    `seconds`: what the profile added to the diagnosis, py-spy's starts and stops and this)."""
+    `seconds`: what the profile added to the diagnosis, the sampler's starts and stops and this)."""
     t0 = time.monotonic()
     doc = diff(name, sides, tool)
     files = {"file": f"{DIR}/{slug(name)}.txt", "data": f"{DIR}/{slug(name)}.json"}

@@ -81,7 +81,7 @@ def python_root(sid: int) -> int | None:
 
 
 @functools.cache
-def _sudo() -> list[str]:
+def sudo() -> list[str]:
     """["sudo", "-n"] where Yama forbids reading a non-child's memory and sudo allows it."""
     try:
         scope = int(_YAMA.read_text().strip())
@@ -106,6 +106,10 @@ class Samples:
     intervals: int = 0
     own_cpu: float = 0.0  # py-spy's own CPU seconds (both recorders)
     added: float = 0.0  # seconds the steps waited for the recorders to start and stop
+    sampler: str = "py-spy"  # or "eu-stack" (native.py), "nytprof" (perlsub.py)
+    rate: int = RATE  # samples a second
+    stacks: int = 0  # eu-stack: the stacks read, and their seconds (the process stopped within)
+    stack_seconds: float = 0.0
 
 
 def parse(text: str) -> tuple[Counter[Stack], dict[tuple[str, str], set[str]], Counter[str]]:
@@ -149,7 +153,7 @@ class Recorders:
     def __init__(self, pid: int, out: Path, path: str, rate: int = RATE) -> None:
         self.pid, self.out, self.rate = pid, out, rate
         out.mkdir(parents=True, exist_ok=True)
-        base = [*_sudo(), path, "record", "--pid", str(pid), "--nonblocking", "--threads",
+        base = [*sudo(), path, "record", "--pid", str(pid), "--nonblocking", "--threads",
                 "--subprocesses", "--nolineno", "--format", "raw", "--rate", str(rate)]  # fmt: skip
         self.files = {"wall": out / "wall.txt", "cpu": out / "cpu.txt"}
         self.commands = {

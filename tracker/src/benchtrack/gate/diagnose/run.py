@@ -23,7 +23,7 @@ from typing import Any
 
 from benchtrack.gate import confirm, placement, suite_run
 from benchtrack.gate.config import split_key
-from benchtrack.gate.diagnose import classify, measure, profile_diff, pyspy, text
+from benchtrack.gate.diagnose import classify, measure, native, profile_diff, pyspy, text
 from benchtrack.gate.diagnose.evidence import Evidence
 from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row
@@ -158,6 +158,12 @@ def measure_all(
     return runs
 
 
+def _tool(sampler: str) -> str:
+    if sampler == "eu-stack":
+        return native.version(native.available() or "")
+    return pyspy.version(pyspy.available() or "")
+
+
 def profile(name: str, measured: Measured, out: Path) -> dict[str, Any]:
     """gate.json's `profile` of a diagnosis: the diff written under `out` (profile_diff), or
     why there is none (no Python worker, py-spy missing or failing)."""
@@ -173,7 +179,7 @@ def profile(name: str, measured: Measured, out: Path) -> dict[str, Any]:
     if len(samples) != 2:
         return profile_diff.failed("no samples")
     try:
-        return profile_diff.write(name, samples, pyspy.version(pyspy.available() or ""), out)
+        return profile_diff.write(name, samples, _tool(samples["base"].sampler), out)
     except OSError as e:
         return profile_diff.failed(f"not written ({e.strerror})")
 
