@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchtrack.gate import lockstep_worker as lockstep
-from benchtrack.gate.diagnose import native, procstat, pyspy, syscalls
+from benchtrack.gate.diagnose import native, perlsub, procstat, pyspy, syscalls
 from benchtrack.gate.diagnose.evidence import Evidence
 
 SIDES = ("base", "head")
@@ -143,6 +143,9 @@ def measure(
             workers[side].send("next")
         for side in SIDES:
             workers[side].finish()
+    if profile.sampler == "perl" and profile.why is None and profile_dir is not None:
+        per_call = {side: Evidence.of(usage[side], n[side] * steps).wall for side in SIDES}
+        profile.perl(launches, name, deadline, per_call, seconds / steps, steps, profile_dir)
     found = {
         side: replace(Evidence.of(usage[side], n[side] * steps), note=note,
                       extra={"calls_a_step": n[side], "steps": steps,
@@ -165,7 +168,8 @@ def measure(
 class _Profile:
     """The samplers of each side's untraced steps: py-spy's recorders where the worker runs
     Python (pyspy.py), eu-stack where it runs native code (native.py: a Rust bench binary);
-    a profile that fails stops profiling and keeps why, never the measurement."""
+    where it runs Perl, a sub sampler in a start of its own after the measurement (`perl`,
+    perlsub.py). A profile that fails stops profiling and keeps why, never the measurement."""
 
     def __init__(self, where: Path | None, workers: dict[str, lockstep.Worker]) -> None:
         self.where = where
@@ -191,8 +195,8 @@ class _Profile:
                 self.why = f"not run: the {side} side's worker has no process to sample"
                 return
             if exe.startswith("perl"):
-                self.why = ("not run: the worker runs Perl, whose native stacks name the "
-                            "interpreter's functions, not the subs")  # fmt: skip
+                self.sampler = "perl"
+                self.samples = {s: pyspy.Samples(sampler="perl", rate=perlsub.RATE) for s in SIDES}
                 return
             self.roots[side] = pid
         self.path = native.available()
@@ -201,7 +205,7 @@ class _Profile:
 
     def start(self, side: str) -> pyspy.Recorders | native.Recorder | None:
         if self.where is None or self.path is None or self.why is not None:
-            return None
+            return None  # (a Perl worker is sampled in a start of its own: `perl`)
         try:
             rec: pyspy.Recorders | native.Recorder
             if self.sampler == "eu-stack":
@@ -231,6 +235,41 @@ class _Profile:
 
     def found(self, side: str) -> pyspy.Samples | str:
         return self.why if self.why is not None else self.samples[side]
+
+    def perl(self, launches: dict[str, Launch], name: str, deadline: float,
+             per_call: dict[str, float], step: float, steps: int, where: Path) -> None:  # fmt: skip
+        """A Perl worker's samples (perlsub.py): both sides' workers started again with the
+        sampler loaded, `steps` steps a side alternating of the calls that took `step` seconds
+        in the measurement (`per_call`: its seconds a call), each step's window kept; the
+        samples read once the workers have exited (written at exit)."""
+        n = {side: max(1, round(step / t)) if t > 0 else 1 for side, t in per_call.items()}
+        where.mkdir(parents=True, exist_ok=True)
+        files = {side: where / f"{side}.perl-samples" for side in SIDES}
+        windows: dict[str, list[tuple[float, float, int]]] = {side: [] for side in SIDES}
+        began = time.monotonic()
+        try:
+            with _started("profiled worker") as workers:
+                for side in SIDES:
+                    files[side].unlink(missing_ok=True)
+                    env = perlsub.env(launches[side].env, files[side])
+                    workers[side] = _start(side, replace(launches[side], env=env), deadline)
+                for side in SIDES:
+                    _ready(side, workers[side], name)
+                for k in range(steps):
+                    for side in SIDES if k % 2 == 0 else SIDES[::-1]:
+                        t0 = time.monotonic()
+                        _run(side, workers[side], n[side])
+                        windows[side].append((t0, time.monotonic(), n[side]))
+                for side in SIDES:
+                    workers[side].send("next")
+                for side in SIDES:
+                    workers[side].finish()
+            for side in SIDES:
+                perlsub.add(self.samples[side], files[side], windows[side])
+                self.samples[side].added = (time.monotonic() - began) / len(SIDES)
+                self.samples[side].unprofiled = per_call[side]
+        except (Failed, pyspy.Failed, OSError) as e:
+            self.why = f"failed: the Perl sampler's run: {e}"
 
 
 def _traced(workers: dict[str, lockstep.Worker]) -> tuple[int, dict[str, float]]:

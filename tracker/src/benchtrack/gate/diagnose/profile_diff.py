@@ -1,13 +1,15 @@
 """The wall-time profile diff of a diagnosed benchmark: which frames gained time a call.
 
-Pure but for `write`: each side's samples (pyspy.Samples: py-spy's of a Python worker, or
-eu-stack's of a native one, native.py; seconds a stack over its sampled steps) divided by the
+Pure but for `write`: each side's samples (pyspy.Samples: py-spy's of a Python worker,
+eu-stack's of a native one, native.py, or a Perl sub sampler's, perlsub.py; seconds a stack
+over its sampled steps) divided by the
 calls those steps made, then, per process, thread group (a name's digits as N: a pool's threads
 together) and frame, head's seconds a call less the base's: wall time (every sample), on-CPU
 (the samples of threads on a CPU), off-CPU (their difference). A frame's *self* time is the
 samples where it was the innermost frame (py-spy's: the innermost Python frame, so a C call it
 made, `time.sleep`, a lock's `acquire`, a socket's `recv`, is its own; eu-stack's: the
-innermost native one, often libc's wrapper of the call that waited), its *total* time every
+innermost native one, often libc's wrapper of the call that waited; perlsub's: the innermost
+sub, Perl or XS), its *total* time every
 sample it was on the stack. Written as plain text for the reader and as JSON beside it, into
 the gate's output directory (gate.json names both, relative to itself: the artifact's layout),
 and summarised in the diagnosis entry's `profile` (its top frames), which the comment shows as
@@ -44,6 +46,10 @@ HOW = {  # how each sampler tells on-CPU from off-CPU time, for the text file's 
     "stopped while its stacks are read, and the window (so every figure) holds those stops; "
     "the frames named after the step by eu-addr2line and c++filt; self time is the innermost "
     "native frame's (a libc wrapper names the wait: clock_nanosleep, syscall for a futex, read)",
+    "perl": "Perl's sub hook (DB::sub) in a start of its own of each side's worker, the same calls "
+    "a step: what ran between two hooks is charged the samples due meanwhile, a blocking XS "
+    "call (Time::HiRes::sleep, an event loop's wait) its own; a coro is a thread; on-CPU is "
+    "each sample's share of the process's CPU time since the sample before, off-CPU the rest",
 }
 Key = tuple[str, str, str]  # process, thread group, frame
 
@@ -145,6 +151,7 @@ def diff(name: str, sides: dict[str, Samples], tool: str) -> dict[str, Any]:
         side: {"calls": s.calls, "window": s.window, "stepped": s.stepped,
                "intervals": s.intervals, "own_cpu": s.own_cpu, "added": s.added,
                "stacks": s.stacks, "stack_seconds": s.stack_seconds,
+               "unprofiled": s.unprofiled,
                "loop": s.wall[loop] if (loop := loop_frames(s.wall)) else 0.0}
         for side, s in sides.items()
     }  # fmt: skip
@@ -201,6 +208,10 @@ def _everywhere(row: dict[str, Any], threads: dict[tuple[str, str], dict[str, An
     )
 
 
+def _a_call(sampled: dict[str, Any]) -> str:
+    return duration(sampled["window"] / sampled["calls"] if sampled["calls"] else 0.0).lstrip("+")
+
+
 def _stopped(sampled: dict[str, Any]) -> str:
     """eu-stack's cost: the stacks it read and how long each stopped the worker at most."""
     n = sampled.get("stacks", 0)
@@ -222,10 +233,14 @@ def text(doc: dict[str, Any]) -> str:
     for side in SIDES:
         x = s[side]
         outside = 1 - x["stepped"] / x["window"] if x["window"] > 0 else 0.0
+        cost = (f"the sampler's own CPU {x['own_cpu']:.2f} s; its starts and stops added "
+                f"{x['added']:.2f} s" if doc.get("sampler") != "perl" else
+                f"in the workers' own time: {_a_call(x)} a call sampled, "
+                f"{duration(x.get('unprofiled', 0.0)).lstrip('+')} in the measurement; its start "
+                f"of its own took {x['added']:.2f} s of the diagnosis")  # fmt: skip
         out.append(f"{side}: {x['calls']:,} calls; {x['window']:.3f} s sampled "
                    f"({x['intervals']:,} intervals; {outside:.0%} of it outside the steps); "
-                   f"the sampler's own CPU {x['own_cpu']:.2f} s; its starts and stops added "
-                   f"{x['added']:.2f} s; {x['loop']:.3f} s of the main thread in the step loop "
+                   f"{cost}; {x['loop']:.3f} s of the main thread in the step loop "
                    "waiting for the gate, left out" + _stopped(x))  # fmt: skip
     out += [
         "",
@@ -242,7 +257,7 @@ def text(doc: dict[str, Any]) -> str:
         idle = "; idle throughout, its frames not ranked" if t["idle"] else ""
         out.append(_row(row, f"{t['base']['count']} → {t['head']['count']} threads{idle}"))
     whole = {(t["process"], t["thread"]): t for t in doc["threads"]}
-    inner = "native" if doc.get("sampler") == "eu-stack" else "Python"
+    inner = {"eu-stack": "native", "perl": "Perl sub"}.get(doc.get("sampler", ""), "Python")
     for title, rows in ((f"Frames that gained the most (self time: the innermost {inner} frame)",
                          [r for r in doc["self"] if r["gained"] > 0][:LISTED]),
                         ("Frames that lost the most (self time)",

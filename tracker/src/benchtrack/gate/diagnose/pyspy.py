@@ -110,6 +110,7 @@ class Samples:
     rate: int = RATE  # samples a second
     stacks: int = 0  # eu-stack: the stacks read, and their seconds (the process stopped within)
     stack_seconds: float = 0.0
+    unprofiled: float = 0.0  # perlsub: seconds a call of the measurement's (unsampled) steps
 
 
 def parse(text: str) -> tuple[Counter[Stack], dict[tuple[str, str], set[str]], Counter[str]]:

@@ -23,7 +23,15 @@ from typing import Any
 
 from benchtrack.gate import confirm, placement, suite_run
 from benchtrack.gate.config import split_key
-from benchtrack.gate.diagnose import classify, measure, native, profile_diff, pyspy, text
+from benchtrack.gate.diagnose import (
+    classify,
+    measure,
+    native,
+    perlsub,
+    profile_diff,
+    pyspy,
+    text,
+)
 from benchtrack.gate.diagnose.evidence import Evidence
 from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row
@@ -161,6 +169,8 @@ def measure_all(
 def _tool(sampler: str) -> str:
     if sampler == "eu-stack":
         return native.version(native.available() or "")
+    if sampler == "perl":
+        return f"Devel::{perlsub.MODULE} (the tracker's, perl -d)"
     return pyspy.version(pyspy.available() or "")
 
 
