@@ -145,7 +145,8 @@ def measure(
             workers[side].finish()
     if profile.sampler == "perl" and profile.why is None and profile_dir is not None:
         per_call = {side: Evidence.of(usage[side], n[side] * steps).wall for side in SIDES}
-        profile.perl(launches, name, deadline, per_call, seconds / steps, steps, profile_dir)
+        # its steps half the measurement's: the sampler slows a call (DIAGNOSE.md: 1.1-5x)
+        profile.perl(launches, name, deadline, per_call, seconds / steps / 2, steps, profile_dir)
     found = {
         side: replace(Evidence.of(usage[side], n[side] * steps), note=note,
                       extra={"calls_a_step": n[side], "steps": steps,

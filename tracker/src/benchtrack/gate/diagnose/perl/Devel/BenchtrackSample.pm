@@ -42,6 +42,7 @@ sub _thread {
 
 sub _sample {
     my ($t, $inner, $entry) = @_;
+    $inner = Sub::Util::subname($inner) // '__ANON__' if ref $inner;
     my $k = 0;
     while ($next <= $t) { $k++; $next += $PERIOD }
     my $cpu = Time::HiRes::clock_gettime($CPU);
@@ -59,17 +60,17 @@ sub _sample {
 
 sub sub {
     no strict 'refs';    ## no critic (TestingAndDebugging::ProhibitNoStrict)
-    my $name = ref $sub ? (Sub::Util::subname($sub) // '__ANON__') : $sub;
-    my $t    = Time::HiRes::clock_gettime($MONO);
+    my $called = $sub;   # a name, or a code reference (named only when a sample needs it)
+    my $t      = Time::HiRes::clock_gettime($MONO);
     _sample($t, $before_entry ? $before : undef, 1) if $t >= $next;
-    ($before, $before_entry) = ($name, 1);
+    ($before, $before_entry) = ($called, 1);
     my (@r, $r);
-    if    (wantarray)         { @r = &$sub }
-    elsif (defined wantarray) { $r = &$sub }
-    else                      { &$sub }
+    if    (wantarray)         { @r = &$called }
+    elsif (defined wantarray) { $r = &$called }
+    else                      { &$called }
     $t = Time::HiRes::clock_gettime($MONO);
-    _sample($t, $name, 0) if $t >= $next;
-    ($before, $before_entry) = ($name, 0);
+    _sample($t, $called, 0) if $t >= $next;
+    ($before, $before_entry) = ($called, 0);
     return wantarray ? @r : $r;
 }
 
