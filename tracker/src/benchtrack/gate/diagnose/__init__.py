@@ -15,6 +15,8 @@ side, the calls timed and read), `syscalls` (strace's trace between the step's m
 `classify` (pure: evidence in, ranked kinds out), `text` (the line, every name inert),
 `run` (the gate's hook: which rows, the time budget, gate.json), `check` (a PR's gate.json
 entry read back as untrusted data for the comment); `pyspy` (py-spy's samples of a Python
-worker's untraced steps) and `profile_diff` (the wall-time profile diff written beside gate.json
-and named in the entry's `profile`).
+worker's untraced steps), `native` (eu-stack's of a native worker: Rust), `perlsub` (a Perl
+worker's subs, by the tracker's own sampler in perl, perl/Devel/BenchtrackSample.pm) and
+`profile_diff` (the wall-time profile diff written beside gate.json and named in the entry's
+`profile`).
 """

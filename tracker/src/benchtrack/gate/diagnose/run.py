@@ -123,8 +123,9 @@ def measure_all(
     out: Path | None = None,
 ) -> Runs:
     """Benchmark -> each side's evidence, or the reason it has none ("not run: …" or a failure
-    message); empty when nothing lost. `out`: the gate's output directory, where each Python
-    benchmark's wall-time profile diff is written (profile_diff.DIR; None: no profile)."""
+    message); empty when nothing lost. `out`: the gate's output directory, where each Python,
+    Rust or Perl benchmark's wall-time profile diff is written (profile_diff.DIR; None: no
+    profile)."""
     wanted = losing(outcome)
     runs = Runs()
     found = runs.found
@@ -176,7 +177,7 @@ def _tool(sampler: str) -> str:
 
 def profile(name: str, measured: Measured, out: Path) -> dict[str, Any]:
     """gate.json's `profile` of a diagnosis: the diff written under `out` (profile_diff), or
-    why there is none (no Python worker, py-spy missing or failing)."""
+    why there is none (no worker to sample, its sampler missing or failing)."""
     if not isinstance(measured, dict):
         return profile_diff.failed("the measurement failed")
     got = {side: e.extra.get("profile") for side, e in measured.items()}

@@ -154,8 +154,8 @@ def markdown(entries: dict[str, dict[str, Any]]) -> str:
         return ""
     out = ["#### Why it is slower", "",
            "Per regressed benchmark and smaller loss: one more run of each side, alone, the "
-           "kind that explains most of the loss first (tracker/DIAGNOSE.md); a Python "
-           "benchmark's wall-time profile diff is a file of the gate's output directory, "
+           "kind that explains most of the loss first (tracker/DIAGNOSE.md); a Python, Rust "
+           "or Perl benchmark's wall-time profile diff is a file of the gate's output directory, "
            "beside gate.json (in CI, the gate's artifact).",
            ""]  # fmt: skip
     for row, entry in entries.items():
