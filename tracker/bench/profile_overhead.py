@@ -1,16 +1,20 @@
 """What the Rust and Perl wall-time samplers cost a diagnosis's steps (tracker/DIAGNOSE.md).
 
     uv run --frozen python tracker/bench/profile_overhead.py rust [--runs N]
+    uv run --frozen python tracker/bench/profile_overhead.py rust --exe BENCH_BINARY NAME [--runs N]
     uv run --frozen python tracker/bench/profile_overhead.py perl BENCHMARK... [--runs N]
 
 `rust`: builds tracker/tests/fixtures/diagnose/worker.rs with rustc -O into a temporary
 directory and diagnoses its diag/nap (measure.py, as the gate does) N times without and with
 the profile, alternating: each side's wall time a call of the measured steps, and with the
 profile eu-stack's stacks (how many, a second, and their mean time: the process stops within
-it) and its own CPU seconds. `perl`: the repository's Perl suite (perl/bin/bench) in step mode
-on each BENCHMARK, with the profile: each side's time a call in the measurement and in the
-sampler's start of its own (perlsub.py), their ratio, the samples and the seconds that start
-took. Prints one line a run, with the machine's 1-minute load average before it.
+it) and its own CPU seconds. With --exe, a criterion bench binary of the Rust suite (built by
+`cargo bench --no-run`; both sides the same binary, `BINARY --bench` in step mode) on the
+benchmark NAME instead (e.g. tasks/joinset). `perl`: the repository's Perl suite
+(perl/bin/bench) in step mode on each BENCHMARK, with the profile: each side's time a call in
+the measurement and in the sampler's start of its own (perlsub.py), their ratio, the samples
+and the seconds that start took. Prints one line a run, with the machine's 1-minute load
+average before it.
 """
 
 from __future__ import annotations
@@ -38,15 +42,19 @@ def _load() -> str:
     return Path("/proc/loadavg").read_text().split()[0]
 
 
-def rust(runs: int, tmp: Path) -> None:
-    exe = tmp / "worker"
-    source = REPO / "tracker/tests/fixtures/diagnose/worker.rs"
-    subprocess.run(["rustc", "-O", "--edition", "2021", "-o", str(exe), str(source)], check=True)
+def rust(runs: int, tmp: Path, binary: str | None, name: str) -> None:
+    command = f"exec {binary} --bench"
+    if binary is None:
+        exe = tmp / "worker"
+        source = REPO / "tracker/tests/fixtures/diagnose/worker.rs"
+        subprocess.run(["rustc", "-O", "--edition", "2021", "-o", str(exe), str(source)],
+                       check=True)  # fmt: skip
+        command = f"exec {exe}"
     for k in range(runs):
         for where in (None, tmp / f"s{k}"):
             load = _load()
-            found = measure.measure(_launches(f"exec {exe}", "diag/nap", tmp), "diag/nap",
-                                    timeout=300, profile_dir=where)  # fmt: skip
+            found = measure.measure(_launches(command, name, tmp), name, timeout=300,
+                                    profile_dir=where)  # fmt: skip
             walls = " ".join(f"{s} {found[s].wall * 1e3:.3f} ms" for s in SIDES)
             line = f"load {load} {'profiled' if where else 'plain   '} {walls}"
             for s in SIDES if where else ():
@@ -87,10 +95,11 @@ def main() -> int:
     ap.add_argument("language", choices=("rust", "perl"))
     ap.add_argument("benchmarks", nargs="*")
     ap.add_argument("--runs", type=int, default=3)
-    args = ap.parse_args()
+    ap.add_argument("--exe", help="rust: a criterion bench binary instead of the fixture")
+    args = ap.parse_intermixed_args()
     with tempfile.TemporaryDirectory() as d:
         if args.language == "rust":
-            rust(args.runs, Path(d))
+            rust(args.runs, Path(d), args.exe, args.benchmarks[0] if args.exe else "diag/nap")
         elif not args.benchmarks:
             print("perl: name the benchmarks (e.g. perl/coro/async/trivial)", file=sys.stderr)
             return 2
