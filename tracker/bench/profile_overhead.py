@@ -8,13 +8,13 @@
 directory and diagnoses its diag/nap (measure.py, as the gate does) N times without and with
 the profile, alternating: each side's wall time a call of the measured steps, and with the
 profile eu-stack's stacks (how many, a second, and their mean time: the process stops within
-it) and its own CPU seconds. With --exe, a criterion bench binary of the Rust suite (built by
-`cargo bench --no-run`; both sides the same binary, `BINARY --bench` in step mode) on the
-benchmark NAME instead (e.g. tasks/joinset). `perl`: the repository's Perl suite
-(perl/bin/bench) in step mode on each BENCHMARK, with the profile: each side's time a call in
-the measurement and in the sampler's start of its own (perlsub.py), their ratio, the samples
-and the seconds that start took. Prints one line a run, with the machine's 1-minute load
-average before it.
+it), its own CPU seconds and what its starts and stops (the names' lookup) added. With --exe,
+a criterion bench binary of the Rust suite (built by `cargo bench --no-run`; both sides the
+same binary, `BINARY --bench` in step mode) on the benchmark NAME instead (e.g. tasks/joinset).
+`perl`: the repository's Perl suite (perl/bin/bench) in step mode on each BENCHMARK, with the
+profile: each side's time a call in the measurement and in the sampler's start of its own
+(perlsub.py), their ratio, the samples and the seconds that start took. Prints one line a run,
+with the machine's 1-minute load average before it.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def rust(runs: int, tmp: Path, binary: str | None, name: str) -> None:
                     break
                 line += (f"; {s}: {p.stacks} stacks, {p.stacks / p.window:.1f}/s, "
                          f"{p.stack_seconds / p.stacks * 1e3:.1f} ms each, "
-                         f"own CPU {p.own_cpu:.2f} s")  # fmt: skip
+                         f"own CPU {p.own_cpu:.2f} s, added {p.added:.2f} s")  # fmt: skip
             print(line, flush=True)
 
 
