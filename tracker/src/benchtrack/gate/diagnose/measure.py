@@ -100,10 +100,10 @@ def measure(
     steps: int = STEPS,
 ) -> dict[str, Evidence]:
     """Each side's evidence for benchmark `name`, or Failed saying why not. `trace_dir`: where
-    the traces go (None: no syscall counts, no strace); `profile_dir`: where py-spy writes each
-    step's samples of a Python worker (None: no profile; a native worker is sampled by eu-stack
-    where it is not None), which go in each side's `extra["profile"]` (pyspy.Samples, or why
-    there are none: a string)."""
+    the traces go (None: no syscall counts, no strace); `profile_dir`: where the wall-time
+    samplers write (None: no profile): py-spy's of a Python worker's untraced steps, eu-stack
+    samples a native one's, a Perl worker runs again with its sub sampler (`_Profile`); each
+    side's samples go in its `extra["profile"]` (pyspy.Samples, or why there are none)."""
     deadline = time.monotonic() + timeout
     note = ""
     traces: dict[str, Path] = {}
