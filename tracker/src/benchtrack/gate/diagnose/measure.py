@@ -145,7 +145,7 @@ def measure(
             workers[side].finish()
     if profile.sampler == "perl" and profile.why is None and profile_dir is not None:
         per_call = {side: Evidence.of(usage[side], n[side] * steps).wall for side in SIDES}
-        # its steps half the measurement's: the sampler slows a call (DIAGNOSE.md: 1.1-5x)
+        # its steps half the measurement's, sized at the sampled speed (DIAGNOSE.md: 1.1-9.5x)
         profile.perl(launches, name, deadline, per_call, seconds / steps / 2, steps, profile_dir)
     found = {
         side: replace(Evidence.of(usage[side], n[side] * steps), note=note,
@@ -240,10 +240,10 @@ class _Profile:
     def perl(self, launches: dict[str, Launch], name: str, deadline: float,
              per_call: dict[str, float], step: float, steps: int, where: Path) -> None:  # fmt: skip
         """A Perl worker's samples (perlsub.py): both sides' workers started again with the
-        sampler loaded, `steps` steps a side alternating of the calls that took `step` seconds
-        in the measurement (`per_call`: its seconds a call), each step's window kept; the
-        samples read once the workers have exited (written at exit)."""
-        n = {side: max(1, round(step / t)) if t > 0 else 1 for side, t in per_call.items()}
+        sampler loaded; one call a side times the sampled speed, then `steps` steps a side
+        alternating of the calls that take ~`step` seconds at it, each step's window kept; the
+        samples read once the workers have exited (written at exit). `per_call`: the
+        measurement's seconds a call, which the file shows beside the sampled ones."""
         where.mkdir(parents=True, exist_ok=True)
         files = {side: where / f"{side}.perl-samples" for side in SIDES}
         windows: dict[str, list[tuple[float, float, int]]] = {side: [] for side in SIDES}
@@ -256,6 +256,8 @@ class _Profile:
                     workers[side] = _start(side, replace(launches[side], env=env), deadline)
                 for side in SIDES:
                     _ready(side, workers[side], name)
+                single = {side: _run(side, w, 1) for side, w in workers.items()}
+                n = {side: max(1, round(step / t)) if t > 0 else 1 for side, t in single.items()}
                 for k in range(steps):
                     for side in SIDES if k % 2 == 0 else SIDES[::-1]:
                         t0 = time.monotonic()
