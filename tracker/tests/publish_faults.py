@@ -116,12 +116,13 @@ def new_commit(world, message: str) -> str:
     return git(dev, "rev-parse", "HEAD")
 
 
-def results(world, sha: str) -> Path:
-    """Result documents of runner size KEY for `sha` (from the fixtures' harness output)."""
-    out = world["tmp"] / f"results-{sha[:12]}"
+def results(world, sha: str, cpus: int = 2) -> Path:
+    """Result documents of runner size ubuntu-latest-<cpus>cpu (KEY by default) for `sha` (from
+    the fixtures' harness output; no benchmark runs)."""
+    out = world["tmp"] / f"results-{cpus}cpu-{sha[:12]}"
     if not out.is_dir():
         out.mkdir()
-        meta = ["--runner-label", "ubuntu-latest", "--runner-cpus", "2", "--commit", sha]
+        meta = ["--runner-label", "ubuntu-latest", "--runner-cpus", str(cpus), "--commit", sha]
         for harness, raw in (("criterion", "criterion"), ("perl", "perl/perl.json")):
             benchtrack(world["dev"], "ingest", harness, str(FIXTURES / raw),
                        "--out", str(out / f"{harness}.json"), *meta)  # fmt: skip
