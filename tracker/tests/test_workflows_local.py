@@ -1,8 +1,9 @@
 """The GitHub workflows' steps, run by hand: the same cargo-make tasks in the same order, against a
 local bare repository as `origin`, with the environment GitHub would give, for the cases the
 workflow-engine tests (test_workflows_engine.py: the workflow files themselves, run by act, for
-two pushes on two runner sizes and a PR that slows a benchmark) leave out: a docs-only PR that is
-skipped, a corrupt data.js, eight publishers at once.
+a push on two runner sizes onto a recorded history, and a PR that slows a benchmark) leave out: a
+first publish that creates gh-pages, a docs-only PR that is skipped, a corrupt data.js, eight
+publishers at once.
 
 The github-action-benchmark step is stood in for by `benchtrack append` (the same data.js format,
 checked against Node byte for byte in test_history_format.py, and against the pinned action
