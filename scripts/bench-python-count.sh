@@ -15,4 +15,5 @@ python=$(uv run --frozen python -c 'import sys; print(sys.executable)')
 echo "== python: instruction counts ($iters runs each, under callgrind)"
 "${benchtrack[@]}" callgrind --lazy --iters "$iters" --out "$out/python.json" -- \
   "$python" -m pytest python/benchmarks -o 'python_files=bench_*.py' -p no:cacheprovider \
-  -p no:hypothesispytest -p no:xdist -p no:asyncio --benchmark-disable -q --timeout=900
+  -p no:hypothesispytest -p no:xdist -p no:xdist.looponfail -p no:asyncio --benchmark-disable \
+  -q --timeout=900

@@ -6,9 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${BENCH_STEP:?is set by benchtrack gate (lockstep suites); this script is its worker}"
-# A worker starts every round on each side: without the pytest plugins of hypothesis, xdist and
-# pytest-asyncio (in the dev group for the tracker's tests; the suite uses none of them), whose
-# imports are a large part of a worker's start-up CPU.
+# A worker starts every round on each side: without the pytest plugins of hypothesis, xdist (its
+# two: xdist.looponfail imports execnet) and pytest-asyncio (in the dev group for the tracker's
+# tests; the suite uses none of them), whose imports are a large part of a worker's start-up CPU.
 exec uv run --frozen python -m pytest python/benchmarks -o 'python_files=bench_*.py' \
-  -p no:cacheprovider -p no:hypothesispytest -p no:xdist -p no:asyncio --benchmark-disable -q \
-  --timeout=900
+  -p no:cacheprovider -p no:hypothesispytest -p no:xdist -p no:xdist.looponfail -p no:asyncio \
+  --benchmark-disable -q --timeout=900

@@ -1,7 +1,7 @@
-"""What the workflow-engine tests share: a local bare `origin` holding this commit's tree
-(test_workflows_local.origin_and_clone; plus one commit that lists two runner sizes, the tests'
-own configuration), a developer's clone pushing to it, act's view of a commit, and a pull
-request's refs, events and runs.
+"""What the workflow-engine tests share: a local bare `origin` holding this commit's tree less
+what no job reads (test_workflows_local.origin_and_clone; plus one commit that lists two runner
+sizes, the tests' own configuration), a developer's clone pushing to it, act's view of a commit,
+and a pull request's refs, events and runs.
 
 Each test file makes its own origin and engine (a module fixture), so the files run on separate
 pytest-xdist workers at once; nothing here depends on another file's runs.

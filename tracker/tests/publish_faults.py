@@ -1,6 +1,5 @@
 """Faults in the publish stage, through the workflow engine (act; see workflow_engine.py): what
-the three test_publish_faults_*.py files share (each makes its own origin and engines, so they
-run on separate pytest-xdist workers at once).
+test_publish_faults.py runs them with (one origin and two engines, the faults one after another).
 
 act runs .github/workflows/publish.yml (plan, the store job with the pinned
 github-action-benchmark, the dashboard) against a local bare origin, called by a two-job
@@ -20,9 +19,10 @@ point every time, whatever the machine's speed:
    moves while the test pushes a truncated data.js; the held push then loses the race and the
    action reads the corrupt file on its retry.
 
-Each starts from the same history (two commits recorded; gh-pages set back to it) and ends with
-`validate-history` passing, every entry recorded before still there, in order, the faulted
-commit recorded once per direction, and a publish of a new commit succeeding.
+The first starts from two commits recorded, each next one from what the fault before left; each
+ends with `validate-history` passing, every entry recorded before it still there, in order, and
+the faulted commit recorded once per direction; the next fault's publish of a new commit (after
+the last, a publish of a next commit) is the publish that must succeed after it.
 """
 
 from __future__ import annotations
@@ -116,12 +116,13 @@ def new_commit(world, message: str) -> str:
     return git(dev, "rev-parse", "HEAD")
 
 
-def results(world, sha: str) -> Path:
-    """Result documents of runner size KEY for `sha` (from the fixtures' harness output)."""
-    out = world["tmp"] / f"results-{sha[:12]}"
+def results(world, sha: str, cpus: int = 2) -> Path:
+    """Result documents of runner size ubuntu-latest-<cpus>cpu (KEY by default) for `sha` (from
+    the fixtures' harness output; no benchmark runs)."""
+    out = world["tmp"] / f"results-{cpus}cpu-{sha[:12]}"
     if not out.is_dir():
         out.mkdir()
-        meta = ["--runner-label", "ubuntu-latest", "--runner-cpus", "2", "--commit", sha]
+        meta = ["--runner-label", "ubuntu-latest", "--runner-cpus", str(cpus), "--commit", sha]
         for harness, raw in (("criterion", "criterion"), ("perl", "perl/perl.json")):
             benchtrack(world["dev"], "ingest", harness, str(FIXTURES / raw),
                        "--out", str(out / f"{harness}.json"), *meta)  # fmt: skip
@@ -143,10 +144,12 @@ def start(world, sha: str, name: str, engine: int = 0) -> Running:
 
 
 def held(world, stage: str, name: str, runs: int = 1):
-    """From the starting history, a new commit (named `name`) whose publish (`runs` of them at
-    once, each by an engine of its own) is held at `stage` of its first push to gh-pages;
-    (what was recorded before, the commit, the runs under way)."""
-    before = fresh(world)
+    """From the history gh-pages holds (the start's, or what the fault before left), a new
+    commit (named `name`) whose publish (`runs` of them at once, each by an engine of its own) is
+    held at `stage` of its first push to gh-pages; (what was recorded before, the commit, the
+    runs under way)."""
+    world["hold"].clear()
+    before = recorded(world)
     sha = new_commit(world, name)
     world["hold"].hold(stage)
     running = [start(world, sha, f"{name}-{i}", engine=i) for i in range(runs)]

@@ -180,6 +180,7 @@ def test_lazy_counts_of_a_benchmark_do_not_depend_on_what_ran_before_it(tmp_path
     # without the plugins the toy needs none of (their imports, under valgrind, were most of it)
     pytest_args = ["-p", "no:cacheprovider", "-o", "python_files=bench_*.py", "-q"]
     pytest_args += ["-p", "no:hypothesispytest", "-p", "no:xdist", "-p", "no:asyncio"]
+    pytest_args += ["-p", "no:xdist.looponfail"]  # xdist's second plugin: it imports execnet
     pytest_args += [f"--rootdir={tmp_path}", "-c", os.devnull, "--benchmark-disable", "."]
     light: list[int] = []
     for filt in ("toy/", "toy/light"):

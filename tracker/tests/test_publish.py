@@ -128,7 +128,7 @@ def test_corrupt_data_js_stops_the_publish_and_is_left_untouched(repo, monkeypat
 
 
 # --- what github-action-benchmark can leave on gh-pages, and the plan that mends it. The action
-# runs in the engine tests (test_publish_faults_*.py); here its edits are made to data.js as it
+# runs in the engine tests (test_publish_faults.py); here its edits are made to data.js as it
 # makes them (JSON.parse, push an entry or start from an empty history, JSON.stringify).
 
 ORIGIN_SPEC = "git:{}#gh-pages"
