@@ -27,7 +27,7 @@ fetches them). `--warm` keeps DIR's clone from a previous run with its gate cach
 runner restoring them would have) and adds the new merges on top of its main.
 
 The report (JSON, `--report`): the wall time, each gate's (the A/B of each candidate, each bisect
-probe: its seconds, builds, rounds, confirmation stage), the outcomes against the truth, and the
+probe: the suites it built and ran, its seconds, builds, rounds, confirmation stage), the outcomes against the truth, and the
 machine: CPUs, model, `/proc/loadavg` before and after.
 """
 
@@ -181,7 +181,9 @@ def gates(out: Path) -> list[dict[str, Any]]:
         found.append(
             {
                 "gate": str(path.parent.relative_to(out)),
+                "suites": doc.get("suites"),  # built and run; the filter left the rest out
                 "seconds": doc.get("seconds"),
+                "gate_seconds": doc.get("gate_seconds"),
                 "build_seconds": rounds.get("build_seconds"),
                 "round_seconds": rounds.get("round_seconds"),
                 "confirm_rounds": confirm.get("rounds"),
