@@ -27,8 +27,8 @@ fetches them). `--warm` keeps DIR's clone from a previous run with its gate cach
 runner restoring them would have) and adds the new merges on top of its main.
 
 The report (JSON, `--report`): the wall time, each gate's (the A/B of each candidate, each bisect
-probe: the suites it built and ran, its seconds, builds, rounds, confirmation stage), the outcomes against the truth, and the
-machine: CPUs, model, `/proc/loadavg` before and after.
+probe: the suites it built and ran, its seconds, builds, rounds, confirmation stage), the
+outcomes against the truth, and the machine: CPUs, model, `/proc/loadavg` before and after.
 """
 
 from __future__ import annotations
