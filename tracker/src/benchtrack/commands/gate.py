@@ -54,7 +54,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--filter",
         help="regular expression on benchmark names, on top of a suite's own "
-        "(default: $BENCH_FILTER)",
+        "(default: $BENCH_FILTER); exact names, ^(?:A|B)$, leave out unbuilt the suites whose own "
+        "filters find none of them",
     )
     p.add_argument(
         "--shard",
