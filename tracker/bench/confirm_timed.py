@@ -76,7 +76,7 @@ def git(repo: Path, *args: str) -> str:
 def merge(repo: Path, number: int, name: str, change) -> str:
     """A branch off main with one commit (`change(repo)` edits the checkout), merged into main
     with --no-ff as GitHub's merge button does; the merge's sha."""
-    git(repo, "checkout", "-q", "-b", name, "main")
+    git(repo, "checkout", "-q", "-B", name, "main")  # -B: a --warm clone has the names
     change(repo)
     git(repo, "commit", "-q", "-am", name.replace("-", " "))
     git(repo, "checkout", "-q", "main")
