@@ -24,7 +24,8 @@ states polling without it, as gate.json's `idle` says). The gate's caches (`targ
 the clone: each side's cargo target dir and venv) start empty, as on a CI runner (confirm.yml
 restores no gate cache); the machine's cargo registry and uv cache are warm (CI's setup step
 fetches them). `--warm` keeps DIR's clone from a previous run with its gate caches (what a
-runner restoring them would have) and adds the new merges on top of its main.
+runner restoring them would have), puts its main back at the commit it was cloned at and makes
+the merges again.
 
 The report (JSON, `--report`): the wall time, each gate's (the A/B of each candidate, each bisect
 probe: the suites it built and ran, its seconds, builds, rounds, confirmation stage), the
@@ -157,6 +158,10 @@ def setup(work: Path, bisect: bool, warm: bool) -> tuple[Path, Path, dict]:
     if warm and repo.is_dir():
         shutil.rmtree(pages, ignore_errors=True)
         shutil.rmtree(work / "out", ignore_errors=True)
+        # main back to the commit it was cloned at (the merges are made again: a slowdown's
+        # patch applies once); target/gate, untracked, keeps what the previous run built
+        start = git(repo, "rev-parse", "refs/remotes/origin/HEAD")
+        git(repo, "checkout", "-q", "-B", "main", start)
     else:
         shutil.rmtree(work, ignore_errors=True)
         branch = git(ROOT, "branch", "--show-current")
