@@ -24,11 +24,12 @@ states polling without it, as gate.json's `idle` says). The gate's caches (`targ
 the clone: each side's cargo target dir and venv) start empty, as on a CI runner (confirm.yml
 restores no gate cache); the machine's cargo registry and uv cache are warm (CI's setup step
 fetches them). `--warm` keeps DIR's clone from a previous run with its gate caches (what a
-runner restoring them would have) and adds the new merges on top of its main.
+runner restoring them would have), puts its main back at the commit it was cloned at and makes
+the merges again.
 
 The report (JSON, `--report`): the wall time, each gate's (the A/B of each candidate, each bisect
-probe: its seconds, builds, rounds, confirmation stage), the outcomes against the truth, and the
-machine: CPUs, model, `/proc/loadavg` before and after.
+probe: the suites it built and ran, its seconds, builds, rounds, confirmation stage), the
+outcomes against the truth, and the machine: CPUs, model, `/proc/loadavg` before and after.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def git(repo: Path, *args: str) -> str:
 def merge(repo: Path, number: int, name: str, change) -> str:
     """A branch off main with one commit (`change(repo)` edits the checkout), merged into main
     with --no-ff as GitHub's merge button does; the merge's sha."""
-    git(repo, "checkout", "-q", "-b", name, "main")
+    git(repo, "checkout", "-q", "-B", name, "main")  # -B: a --warm clone has the names
     change(repo)
     git(repo, "commit", "-q", "-am", name.replace("-", " "))
     git(repo, "checkout", "-q", "main")
@@ -157,6 +158,10 @@ def setup(work: Path, bisect: bool, warm: bool) -> tuple[Path, Path, dict]:
     if warm and repo.is_dir():
         shutil.rmtree(pages, ignore_errors=True)
         shutil.rmtree(work / "out", ignore_errors=True)
+        # main back to the commit it was cloned at (the merges are made again: a slowdown's
+        # patch applies once); target/gate, untracked, keeps what the previous run built
+        start = git(repo, "rev-parse", "refs/remotes/origin/HEAD")
+        git(repo, "checkout", "-q", "-B", "main", start)
     else:
         shutil.rmtree(work, ignore_errors=True)
         branch = git(ROOT, "branch", "--show-current")
@@ -181,7 +186,9 @@ def gates(out: Path) -> list[dict[str, Any]]:
         found.append(
             {
                 "gate": str(path.parent.relative_to(out)),
+                "suites": doc.get("suites"),  # built and run; the filter left the rest out
                 "seconds": doc.get("seconds"),
+                "gate_seconds": doc.get("gate_seconds"),
                 "build_seconds": rounds.get("build_seconds"),
                 "round_seconds": rounds.get("round_seconds"),
                 "confirm_rounds": confirm.get("rounds"),

@@ -473,3 +473,77 @@ def test_a_one_cpu_taskset_goes_to_the_gate_as_a_list_not_a_count() -> None:
 
     assert gate_cpus("0") == "0-0" and gate_cpus("0-1") == "0-1" and gate_cpus("0,2") == "0,2"
     assert tuple(flags.cpus(gate_cpus("0")).ids) == (0,)
+
+
+# --- each A/B builds and runs only the suites that can hold its benchmark ---------------------
+
+# Two suites the Perl fixture's benchmarks are not in, as the repository's Rust and Python gate
+# suites are not: were either built or run, its `exit 1` would be a suite failure in gate.json.
+OTHERS = """
+[bench.suites.rustlike]
+adapter = "perl"
+raw = "target/bench/raw/other.json"
+build = "exit 1"
+command = "exit 1"
+[[bench.suites.rustlike.gate]]
+env = { BENCH_FILTER = "^(streams/|walk/std_sync$)" }
+[[bench.suites.rustlike.gate]]
+name = "pylike"
+env = { BENCH_FILTER = "^python/(sleep/|cpu/sequential$)" }
+"""
+
+
+def test_a_perl_candidates_ab_neither_builds_nor_runs_the_other_suites(
+    merged: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, c = merged
+    commit(repo, "two more suites (#15)", {"benchtrack.toml": CONFIG + OTHERS})
+    step = {**change("perl/fixture/square", "local-1cpu", 0), "commit": c[2], "base": c[1]}
+    history = history_with(tmp_path / "pages", [step])
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("NO_COLOR", "1")
+    out = tmp_path / "out"
+    argv = ["confirm", str(history), "--runner", "local-1cpu", "--gate-arg=--rounds=3"]
+    assert main([*argv, "--out", str(out)]) == 0
+    [check] = store.read(store.path_of(history))
+    assert check["confirmed"] and check["culprit"]["commit"] == c[2]
+    doc = json.loads((out / "0" / "ab" / "gate.json").read_text())
+    assert doc["suites"] == ["fixture"] and doc["suites_left_out"] == ["rustlike", "pylike"]
+    assert doc["suite_failures"] == []
+    logs = sorted(p.name for p in (repo / "target" / "gate" / "logs").iterdir())
+    assert logs and not [n for n in logs if "like" in n]
+
+
+def test_the_suites_that_can_hold_each_benchmark_of_this_repository() -> None:
+    """The repository's own eleven gate suites: a benchmark's A/B keeps its harness's lockstep
+    suite that measures it and its counting companion, none of the others."""
+    from benchtrack.gate import config, suite_filter
+    from benchtrack.gate.confirm import names_filter
+
+    cfg = config.load(Path(__file__).resolve().parents[2] / "benchtrack.toml")
+    every = cfg.select(None)
+    kept = {
+        b: [s.name for s in suite_filter.narrow(every, names_filter([b]))[0]]
+        for b in (
+            "perl/coro/pool_chan/trivial",
+            "rust/streams/async_next",
+            "python/cpu/sequential",
+            "python/sleep/gather",
+            "rust/walk/rayon",
+            "rust/fanout/chanchan_uniform/cap[3W]",
+        )
+    }
+    assert kept == {
+        "perl/coro/pool_chan/trivial": ["perl", "perl-instructions"],
+        "rust/streams/async_next": ["rust", "rust-instructions-streams"],
+        "python/cpu/sequential": ["python", "python-instructions"],
+        "python/sleep/gather": ["python"],
+        "rust/walk/rayon": ["rust-threads-pooled", "rust-instructions"],
+        "rust/fanout/chanchan_uniform/cap[3W]": ["rust-threads"],
+    }
+    # what cannot be told from the configuration keeps every suite: a filter not of exact
+    # names, or exact names no suite's own filter finds (the harnesses then say)
+    for pattern in ("sleep", "^python/sleep/.*$", "^(?:no/such|names)$"):
+        assert suite_filter.narrow(every, pattern) == (every, [])
+    assert suite_filter.exact_names("^a|b$") is None
+    assert suite_filter.exact_names(r"^(?:a\|b|c\.d)$") == ["a|b", "c.d"]

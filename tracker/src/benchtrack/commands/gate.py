@@ -23,6 +23,7 @@ from benchtrack.gate import (
     shards,
     skip,
     stages,
+    suite_filter,
     worktree,
 )
 from benchtrack.gate.diagnose import run as diagnose
@@ -53,7 +54,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--filter",
         help="regular expression on benchmark names, on top of a suite's own "
-        "(default: $BENCH_FILTER)",
+        "(default: $BENCH_FILTER); exact names, ^(?:A|B)$, leave out unbuilt the suites whose own "
+        "filters find none of them",
     )
     p.add_argument(
         "--shard",
@@ -103,7 +105,10 @@ def run(args: argparse.Namespace) -> int:
     shard, only = _shard(args)
     if shard is not None:  # each shard at alpha / N: the PR's false fails stay within alpha
         cfg = config.GateConfig(**{**cfg.__dict__, "alpha": cfg.alpha / shard["of"]})
-    suites = cfg.select(args.suite)
+    # a filter of exact names: the suites whose own filters find none of them are not built
+    suites, left_out = suite_filter.narrow(cfg.select(args.suite), name_filter)
+    if left_out:
+        say(f"the filter leaves nothing to {', '.join(left_out)}: not built or run")
     cpus = args.cpus.taskset if args.cpus else None
     looks = cfg.look_schedule(args.rounds, adaptive=not args.no_adaptive)
     minutes = args.minutes if args.minutes is not None else cfg.minutes
@@ -161,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
     outcome.meta = {
         **refs,
         "suites": [s.name for s in suites],
+        **({"suites_left_out": left_out} if left_out else {}),
         "rounds": data.count,
         "seconds": data.seconds + second.get("seconds", 0.0),
         "build_seconds": round(data.build_seconds, 1),

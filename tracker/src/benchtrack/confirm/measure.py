@@ -4,7 +4,9 @@ repository, its gate.json read back into a confirmations.json check.
 The gate is run as the command it is (a process of its own, as CI runs it): its worktrees, builds,
 rounds, screening and confirmation stages, budget and verdicts are the PR check's, so a confirmed
 change point means what a failed PR means. Exit 0 and 1 are verdicts; 3 (a suite failed on a
-side) and anything else leave the event unchecked, to be tried again next time.
+side) and anything else leave the event unchecked, to be tried again next time, as does a gate
+that gave the benchmark no row. The gate builds and runs only the suites that can hold the
+benchmark (gate/suite_filter.py: the filter names it exactly).
 """
 
 from __future__ import annotations
@@ -84,8 +86,11 @@ def outcome(found: Sequence[Mapping[str, Any]]) -> str:
 
 
 def stepped(gated: Gated, benchmark: str) -> bool | None:
-    """Did the A/B find a change either way (None: it could not measure)."""
+    """Did the A/B find a change either way (None: it could not measure: the gate failed, or
+    gave the benchmark no row, e.g. no suite of its config measured it; never "noise")."""
     if gated.code not in (EXIT_OK, EXIT_REGRESSION) or gated.doc is None:
         return None
     found = rows(gated.doc, benchmark)
-    return bool(found) and outcome(found) != "noise"
+    if not found:
+        return None
+    return outcome(found) != "noise"
