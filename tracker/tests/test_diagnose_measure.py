@@ -168,6 +168,8 @@ def test_the_cause_is_named_first(tmp_path, lang, name, kind):
         assert d.kinds and d.kinds[0] == kind, (d, run.evidence)  # type: ignore[attr-defined]
     absent = set(ABSENT.get(name, ABSENT[kind]))
     base = run.evidence["base"]  # type: ignore[attr-defined]
+    if name in COUNTED:  # a syscall once a call is two events however slow the traced call was
+        assert base.traced_calls >= 2, base
     if kind == "waiting" and base.cpu > 0 and base.runnable / base.cpu >= BUSY_K:
         # The diagnosis's known limit (issue 45, its fourth held-out set): on a busy machine a
         # CPU second counts k times over (classify.split), and a waiting change's wake-ups cost

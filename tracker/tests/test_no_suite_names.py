@@ -31,6 +31,11 @@ HARNESS_WORDS = {
     "ingest/__init__.py": {"perl"},
     "adopt/harnesses.py": {"rust", "python"},
     "gate/diagnose/pyspy.py": {"python"},  # an interpreter's executable name, which py-spy reads
+    # the interpreters a worker runs, which choose its sampler, and the Perl sampler's name
+    "gate/diagnose/measure.py": {"python", "perl"},
+    "gate/diagnose/perlsub.py": {"perl"},  # the folder of its Perl module
+    "gate/diagnose/profile_diff.py": {"perl"},
+    "gate/diagnose/run.py": {"perl"},
 }
 
 

@@ -4,9 +4,10 @@
 Both sides' step workers (the suite's own harness, in the gate's worktrees, filtered to the one
 benchmark) start together, under strace where it is installed (`syscalls.wrap`), and take turns,
 as in lockstep: each warms the benchmark up and offers it; one traced call sizes the traced step
-(TRACE_SECONDS of calls at the traced speed, the same N both sides), whose syscalls are counted
-(`syscalls.steps`); then strace lets go of both (`syscalls.detach`), and the rest is untraced:
-one call sets that side's N, the calls of a step (so each side's step takes ~`seconds / steps`,
+(TRACE_SECONDS of calls at the traced speed, at least two, the same N both sides), whose
+syscalls are counted (`syscalls.steps`); then strace lets go of both (`syscalls.detach`), and
+the rest is untraced: one call sets that side's N, the calls of a step (so each side's step
+takes ~`seconds / steps`,
 and a fast side's CPU time is still many of /proc's 10 ms ticks; the evidence is per call); then
 `steps` steps a side, alternating, each read from /proc before and after (`procstat`). strace's
 overhead (each syscall stops its thread twice) is in the traced steps only, whose times are kept
@@ -281,7 +282,7 @@ def _traced(workers: dict[str, lockstep.Worker]) -> tuple[int, dict[str, float]]
     N, and each side's seconds a call under strace."""
     first = {side: _run(side, w, 1) for side, w in workers.items()}
     slowest = max(first.values())
-    n = max(1, min(TRACE_CALLS, round(TRACE_SECONDS / slowest))) if slowest > 0 else 1
+    n = max(2, min(TRACE_CALLS, round(TRACE_SECONDS / slowest))) if slowest > 0 else 2
     walls = {side: _run(side, w, n) / n for side, w in workers.items()}
     for side, w in workers.items():
         try:
