@@ -227,10 +227,13 @@ def test_the_held_out_set_declares_a_kind_and_a_syscall_for_each_slowdown(tmp_pa
         ("diagnose-heldout5.toml", {"python", "perl"},
          ("diagnose-heldout.toml", "diagnose-heldout2.toml", "diagnose-heldout3.toml",
           "diagnose-heldout4.toml", "selftest-patches.toml")),
+        ("diagnose-heldout6.toml", {"python", "perl"},
+         ("diagnose-heldout.toml", "diagnose-heldout2.toml", "diagnose-heldout3.toml",
+          "diagnose-heldout4.toml", "diagnose-heldout5.toml", "selftest-patches.toml")),
     ],
 )  # fmt: skip
 def test_a_later_held_out_set_has_new_changes_of_the_issues_kinds(name, languages, earlier):
-    """tracker/bench/diagnose-heldout2.toml to -heldout5.toml (each the held-out
+    """tracker/bench/diagnose-heldout2.toml to -heldout6.toml (each the held-out
     figure once the sets before it became tuning data): a lock, a leak, a pool size, a syscall
     and a blocking call in two languages or more, each benchmark listed once with the kind to
     name first and, where the kind's evidence is a syscall, the syscall; no change of it is one
