@@ -227,10 +227,13 @@ def test_the_held_out_set_declares_a_kind_and_a_syscall_for_each_slowdown(tmp_pa
         ("diagnose-heldout5.toml", {"python", "perl"},
          ("diagnose-heldout.toml", "diagnose-heldout2.toml", "diagnose-heldout3.toml",
           "diagnose-heldout4.toml", "selftest-patches.toml")),
+        ("diagnose-heldout6.toml", {"python", "perl"},
+         ("diagnose-heldout.toml", "diagnose-heldout2.toml", "diagnose-heldout3.toml",
+          "diagnose-heldout4.toml", "diagnose-heldout5.toml", "selftest-patches.toml")),
     ],
 )  # fmt: skip
 def test_a_later_held_out_set_has_new_changes_of_the_issues_kinds(name, languages, earlier):
-    """tracker/bench/diagnose-heldout2.toml to -heldout5.toml (each the held-out
+    """tracker/bench/diagnose-heldout2.toml to -heldout6.toml (each the held-out
     figure once the sets before it became tuning data): a lock, a leak, a pool size, a syscall
     and a blocking call in two languages or more, each benchmark listed once with the kind to
     name first and, where the kind's evidence is a syscall, the syscall; no change of it is one
@@ -287,6 +290,9 @@ def test_the_measurement_scores_kind_names_and_false_kinds():
 @pytest.mark.parametrize(
     ("recording", "right", "names_right", "false_kinds"),
     [
+        ("diagnose-heldout6-r1.json", 6, 5, 0),
+        ("diagnose-heldout6-r2.json", 6, 5, 0),
+        ("diagnose-heldout6-r3.json", 6, 5, 0),
         ("diagnose-heldout5-r1.json", 4, 3, 0),
         ("diagnose-heldout5-r2.json", 4, 3, 0),
         ("diagnose-heldout5-r3.json", 4, 3, 0),
@@ -297,11 +303,12 @@ def test_the_measurement_scores_kind_names_and_false_kinds():
     ],
 )
 def test_the_recorded_runs_scored_under_todays_rules(recording, right, names_right, false_kinds):
-    """The shipped runs of the fourth and fifth held-out sets and of the self-test, their
+    """The shipped runs of the fourth, fifth and sixth held-out sets and of the self-test, their
     recorded evidence classified by today's rules and scored against their patches files (what
     `diagnose_selftest.py --reclassify` does): kind first, syscall named and false kinds as
-    DIAGNOSE.md states them. No false kind on either held-out set (the fourth's four "more work"
-    named second went at 95ab240); the self-test's one is `rust/fanout/unordered_uniform`."""
+    DIAGNOSE.md states them. No false kind on any of the three held-out sets (the fourth's four
+    "more work" named second went at 95ab240); the self-test's one is
+    `rust/fanout/unordered_uniform`."""
     script = selftest_script()
     doc = json.loads((REPO / "tracker" / "bench" / "recordings" / recording).read_text())
     slows = {s.glob: s for ps in patches.load(REPO / doc["patches"]).values() for p in ps

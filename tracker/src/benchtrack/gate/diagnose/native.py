@@ -7,9 +7,13 @@ criterion bench binary its script started): each sample reads every thread's sta
 then runs `eu-stack -q -p PID`, which attaches with ptrace, unwinds every thread (addresses
 only) and lets go. Each sample is every thread's stack, so a thread's wall time is all its
 samples and its on-CPU time the samples where it was running; off-CPU is their difference, as
-with py-spy. strace has let go of the worker before these steps (syscalls.detach): one tracer
-at a time. Where Yama forbids attaching to a non-child, eu-stack runs under `sudo -n` as py-spy
-does (pyspy.sudo).
+with py-spy. A thread group's own CPU time in the window is also measured, from each thread's
+schedstat at the window's start and end (`Samples.measured_cpu`): a thread on a CPU a tenth of
+the time can be caught running in none of a step's ~25 stacks, and profile_diff reads a group
+whose CPU time is under 1% of its wall time on both sides as idle (its frames not ranked), so
+that reading is the measured one. strace has let go of the worker before these steps
+(syscalls.detach): one tracer at a time. Where Yama forbids attaching to a non-child,
+eu-stack runs under `sudo -n` as py-spy does (pyspy.sudo).
 
 Unlike py-spy, this sampler stops the process while it reads it (`Samples.stacks` and
 `stack_seconds`: the stacks read and eu-stack's time, within which the process stopped), so its
@@ -95,18 +99,34 @@ def executable(pid: int) -> str:
     return ""
 
 
+def _group(pid: int, task: Path) -> str:
+    """A thread's group: its name, digits as N; the first thread MAIN (OSError if it ended)."""
+    name = (task / "comm").read_text().strip()
+    return MAIN if task.name == str(pid) else re.sub(r"\d+", "N", name) or "(unnamed)"
+
+
 def _threads(pid: int) -> dict[str, tuple[str, bool]]:
-    """Each thread of `pid`: its group (its name, digits as N; the first thread MAIN) and
-    whether it was on a CPU (state R)."""
+    """Each thread of `pid`: its group and whether it was on a CPU (state R)."""
     out = {}
     with contextlib.suppress(OSError):
         for task in (_PROC / str(pid) / "task").iterdir():
             f = _stat(pid, task.name)
             with contextlib.suppress(OSError):
-                name = (task / "comm").read_text().strip()
+                group = _group(pid, task)
                 if f is not None:
-                    group = MAIN if task.name == str(pid) else re.sub(r"\d+", "N", name)
-                    out[task.name] = (group or "(unnamed)", f[0] == "R")
+                    out[task.name] = (group, f[0] == "R")
+    return out
+
+
+def _cpu(pid: int) -> dict[str, tuple[str, float]]:
+    """Each thread of `pid`: its group and its CPU seconds so far (schedstat's time on a CPU,
+    in ns: every moment, not a sample's state)."""
+    out = {}
+    with contextlib.suppress(OSError):
+        for task in (_PROC / str(pid) / "task").iterdir():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                ns = int((task / "schedstat").read_text().split()[0])
+                out[task.name] = (_group(pid, task), ns * 1e-9)
     return out
 
 
@@ -126,8 +146,11 @@ def parse(text: str) -> dict[str, tuple[int, ...]]:
 def symbols(pid: int, addresses: set[int], path: str) -> dict[int, str]:
     """Each address's function in process `pid`'s mapped files (eu-addr2line -p: /proc/PID/maps
     and the files, no stop), demangled; NO_SYMBOL where none is found. Looked up after the
-    step, once an address (`_looked`)."""
-    new = sorted(a for a in addresses if (pid, a) not in _looked)
+    step, once an address of a process (`_looked`: keyed by the pid and the process's start
+    time, since a pid is reused, up to pid_max, within a long gate or test run)."""
+    f = _stat(pid)
+    key = (pid, f[19] if f is not None and len(f) > 19 else "")
+    new = sorted(a for a in addresses if (*key, a) not in _looked)
     if new:
         addr2line = str(Path(path).with_name("eu-addr2line"))
         cmd = [addr2line, "-p", str(pid), "-S", "-a", *map(hex, new)]
@@ -141,11 +164,11 @@ def symbols(pid: int, addresses: set[int], path: str) -> dict[int, str]:
                 found[at] = line.rsplit("+0x", 1)[0] if not line.startswith("??") else ""
         names = demangle({n for n in found.values() if n})
         for a in new:
-            _looked[(pid, a)] = names.get(found.get(a, ""), NO_SYMBOL)
-    return {a: _looked[(pid, a)] for a in addresses}
+            _looked[(*key, a)] = names.get(found.get(a, ""), NO_SYMBOL)
+    return {a: _looked[(*key, a)] for a in addresses}
 
 
-_looked: dict[tuple[int, int], str] = {}
+_looked: dict[tuple[int, str, int], str] = {}
 _names: dict[str, str] = {}
 
 
@@ -183,6 +206,7 @@ class Recorder:
         self._thread: threading.Thread | None = None
         self.started = 0.0
         self._usage = os.times()
+        self._cpu: dict[str, tuple[str, float]] = {}
 
     def _sample(self) -> None:
         states = _threads(self.pid)
@@ -214,12 +238,14 @@ class Recorder:
 
     def start(self) -> None:
         self._usage = os.times()
+        self._cpu = _cpu(self.pid)
         self._thread = threading.Thread(target=self._loop, name="benchtrack-eu-stack", daemon=True)
         self.started = time.monotonic()
         self._thread.start()
 
     def stop(self, into: Samples, calls: int, stepped: float) -> None:
         stopping = time.monotonic()
+        cpu = _cpu(self.pid)  # before the sampler's last stop and detach (kill() waits for it)
         self.kill()
         window = stopping - self.started
         usage = os.times()  # eu-stack's CPU: the gate's waited-for children
@@ -244,6 +270,8 @@ class Recorder:
                 if running:
                     into.cpu[stack] += dt
                 into.threads.setdefault(("", group), set()).add(tid)
+        for tid, (group, seconds) in cpu.items():  # a thread that ended within: not counted
+            into.measured_cpu[("", group)] += seconds - self._cpu.get(tid, (group, 0.0))[1]
         into.calls += calls
         into.window += window
         into.stepped += stepped

@@ -111,6 +111,9 @@ class Samples:
     stacks: int = 0  # eu-stack: the stacks read, and their seconds (the process stopped within)
     stack_seconds: float = 0.0
     unprofiled: float = 0.0  # perlsub: seconds a call of the measurement's (unsampled) steps
+    # eu-stack: each thread group's CPU seconds within the windows, from schedstat at each
+    # window's start and end (exact, where `cpu` is sampled states); empty for other samplers
+    measured_cpu: Counter[tuple[str, str]] = field(default_factory=Counter)
 
 
 def parse(text: str) -> tuple[Counter[Stack], dict[tuple[str, str], set[str]], Counter[str]]:
