@@ -11,6 +11,14 @@ cd "$(dirname "$0")/.." || exit 2
 # shellcheck source=scripts/tools.sh
 . scripts/tools.sh
 
+# Python's bytecode is written and read again, whatever the caller's PYTHONDONTWRITEBYTECODE:
+# without it every one of the run's thousands of Python processes (step workers, benchtrack in
+# act jobs, pytest) compiles each module it imports from source, numpy's and scipy's included
+# (~1.4 of an import's 2.3 CPU-s). It goes to one tree under target/, so no test's directory
+# (a scratch repository, an output directory) gets a __pycache__/ the run did not ask for.
+export PYTHONDONTWRITEBYTECODE=
+export PYTHONPYCACHEPREFIX="$PWD/target/pycache"
+
 parts=(lint rust python perl tracker dashboard)
 lanes=("tracker" "lint rust python perl dashboard")
 logs=$(mktemp -d "${TMPDIR:-/tmp}/benchtrack-test.XXXXXX")

@@ -19,21 +19,21 @@ import pytest
 
 LONGEST_FIRST = (
     "test_adopt_lockstep.py",
-    "test_workflows_engine.py",
     "test_publish_faults.py",
+    "test_workflows_engine.py",
     "test_workflows_local.py",
     "test_stepworkers.py",
-    "test_adopt.py",
+    "test_workflows_engine_pr.py",
     "test_callgrind.py",
     "test_workflows_engine_shards.py",
-    "test_workflows_engine_pr.py",
-    "test_workflows_engine_adopter.py",
+    "test_adopt.py",
     "test_history_archive.py",
-    "test_lockstep_rust.py",
-    "test_gate_e2e.py",
+    "test_workflows_engine_adopter.py",
     "test_diagnose_measure.py",
-    "test_lockstep_harnesses.py",
     "test_lockstep.py",
+    "test_gate_e2e.py",
+    "test_lockstep_rust.py",
+    "test_lockstep_harnesses.py",
     "test_setup_uv.py",
 )
 

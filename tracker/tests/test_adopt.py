@@ -197,9 +197,10 @@ def test_init_ignores_what_a_pytest_suite_writes(tmp_path):
     ]
     git(repo, "add", "-A")
     git(repo, "-c", "user.name=dev", "-c", "user.email=dev@example.com", "commit", "-qm", "bt")
-    # PYTHONDONTWRITEBYTECODE empty: Python writes bytecode, as on most machines
+    # PYTHONDONTWRITEBYTECODE and PYTHONPYCACHEPREFIX empty (scripts/test-all.sh sets the
+    # prefix): Python writes bytecode beside the modules, as on most machines
     bench = ("uv", "run", "--frozen", "--project", str(REPO), "benchtrack", "bench-local")
-    run(repo, *bench, env={"PYTHONDONTWRITEBYTECODE": ""})
+    run(repo, *bench, env={"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": ""})
     assert list(repo.glob("tests/__pycache__/*.pyc"))
     assert status(repo) == []
 
