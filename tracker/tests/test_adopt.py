@@ -51,10 +51,10 @@ def benchtrack(cwd: Path, *args: str, check: bool = True):
 def one_stage(config: str, rounds: int, looks: str) -> str:
     """init's benchtrack.toml with a short one-stage gate, a test's own choice: the screening's
     `rounds` and `looks` (e.g. "[4]") replaced and the second stage, `[gate.confirm]`, left out."""
+    config, m = re.subn(r"(?m)\n(# [^\n]*\n)*\[gate\.confirm\]\n(\w+ = [^\n]*\n)*", "", config)
     config, n = re.subn(
         r"(?m)^rounds = \d+\nlooks = \[[\d, ]*\]$", f"rounds = {rounds}\nlooks = {looks}", config
     )
-    config, m = re.subn(r"(?ms)^(# [^\n]*\n)*\[gate\.confirm\]\n(\w+ = [^\n]*\n)*", "", config)
     assert n == 1 and m == 1, config
     return config
 
