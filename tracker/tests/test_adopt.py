@@ -14,11 +14,15 @@ import json
 import os
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
 import yaml
 from test_workflows_local import git, run  # the same runner: a step's env, no VIRTUAL_ENV
+
+from benchtrack.gate import config as gate_config
+from benchtrack.gate.decide import level
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs/adopting.md"
@@ -42,6 +46,17 @@ func BenchmarkSum(b *testing.B) {
 def benchtrack(cwd: Path, *args: str, check: bool = True):
     uv = ("uv", "run", "--frozen", "--project", str(REPO))
     return run(cwd, *uv, "benchtrack", *args, check=check)
+
+
+def one_stage(config: str, rounds: int, looks: str) -> str:
+    """init's benchtrack.toml with a short one-stage gate, a test's own choice: the screening's
+    `rounds` and `looks` (e.g. "[4]") replaced and the second stage, `[gate.confirm]`, left out."""
+    config, m = re.subn(r"(?m)\n(# [^\n]*\n)*\[gate\.confirm\]\n(\w+ = [^\n]*\n)*", "", config)
+    config, n = re.subn(
+        r"(?m)^rounds = \d+\nlooks = \[[\d, ]*\]$", f"rounds = {rounds}\nlooks = {looks}", config
+    )
+    assert n == 1 and m == 1, config
+    return config
 
 
 def example_repo(path: Path) -> Path:
@@ -77,6 +92,22 @@ def test_docs_example_is_what_init_writes(tmp_path):
     assert doc_block("toml") == files["benchtrack.toml"]
     assert doc_block("yaml") == files[".github/workflows/benchtrack.yml"]
     assert len(doc_block("yaml").splitlines()) <= 26
+
+
+def test_inits_gate_has_the_second_stage_that_decides_what_the_screening_left_open(tmp_path):
+    """A PR that changes nothing must end with its benchmarks decided, not "could not be told
+    apart" after the first look (issue 44): init's [gate] is the two-stage gate, a screening of
+    one look and a [gate.confirm] that measures the open benchmarks on (tracker/GATE.md, step 5).
+    A go-runewidth trial with the one-stage gate init wrote before left 28 of 28 open after 5
+    rounds, 4.4 of its 15 minutes (docs/adopting.md, section 5)."""
+    files = dry_run(example_repo(tmp_path / "ex"))
+    cfg = gate_config.parse(tomllib.loads(files["benchtrack.toml"]), "benchtrack.toml")
+    assert cfg.confirm is not None
+    assert cfg.look_schedule() == [5]  # the screening: one look, every benchmark measured
+    assert cfg.confirm.look_schedule() == [8, 16] and cfg.confirm.most == 12
+    assert cfg.minutes == 15
+    # the equivalence test's level is split over both stages' looks: 1 screening x (1 + 2)
+    assert level(cfg, cfg.look_schedule()) == pytest.approx(0.05 / 3)
 
 
 def test_generated_workflow_passes_actionlint(tmp_path):
@@ -327,10 +358,8 @@ def test_the_docs_examples_gate_fails_a_pull_request_that_regresses(tmp_path):
     repo = example_repo(tmp_path / "dev")
     benchtrack(repo, "init", "--action", ACTION)
     config = repo / "benchtrack.toml"
-    # the user's own choices, to keep this test short: one look at 4 rounds
-    text = config.read_text()
-    assert "rounds = 12\nlooks = [5, 9]\n" in text
-    config.write_text(text.replace("rounds = 12\nlooks = [5, 9]\n", "rounds = 4\nlooks = [4]\n"))
+    # the user's own choices, to keep this test short: one stage, one look at 4 rounds
+    config.write_text(one_stage(config.read_text(), 4, "[4]"))
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "track the benchmarks with benchtrack")
     base = git(repo, "rev-parse", "HEAD")

@@ -8,7 +8,6 @@ BenchmarkSum fails the gate job, naming it.
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 from engine_world import REPO, assert_succeeded, needs_engine, workdir
@@ -28,7 +27,7 @@ SPY = (
 def adopter(tmp_path_factory):
     """A Go module that ran `benchtrack init`, with its own origin and engine; the workflow's
     `uses: OWNER/benchtrack@COMMIT` is this commit of this repository (a clean clone)."""
-    from test_adopt import SLOWER_GO, example_repo
+    from test_adopt import SLOWER_GO, example_repo, one_stage
 
     tmp = tmp_path_factory.mktemp("adopter")
     action = tmp / "benchtrack-action"
@@ -44,11 +43,8 @@ def adopter(tmp_path_factory):
     config = config.replace('command = "', 'command = "' + SPY.format(out=spied), 1)
     config = config.replace("-count 5", "-count 5 -benchtime 100ms")
     (dev / "ci").mkdir()
-    # init writes a [gate] of its own (a budget for a real runner): fewer rounds here
-    config, n = re.subn(
-        r"(?m)^rounds = \d+\nlooks = \[[\d, ]*\]$", "rounds = 4\nlooks = [4]", config
-    )
-    assert n == 1, config
+    # init writes a [gate] of its own (a budget for a real runner): one stage, fewer rounds here
+    config = one_stage(config, 4, "[4]")
     (dev / "ci/benchtrack.toml").write_text(config)
     (dev / "benchtrack.toml").unlink()
     workflow = dev / ".github/workflows/benchtrack.yml"

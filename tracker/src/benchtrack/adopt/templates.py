@@ -68,12 +68,18 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-# What init's gate spends: a round of every suite in about this many seconds, so that a PR that
-# changes nothing, which stops at the first look (5 rounds), ends within ~10 minutes with the
-# builds of both sides on a 2-vCPU runner (docs/adopting.md has the measured times).
+# What init's gate spends: a round of every suite in about this many seconds, so that the
+# screening's 5 rounds end within ~6 minutes with the builds of both sides on a 2-vCPU runner;
+# the second stage measures only what is still open (docs/adopting.md has the measured times).
 ROUND_SECONDS = 60.0
-LOOKS = (5, 9)
-ROUNDS = 12
+ROUNDS = 5  # the screening's, one look
+# [gate.confirm], the second stage (tracker/GATE.md, steps 4-5): the screening's candidates
+# confirmed and every benchmark it left open measured on until decided, as this repository's
+# own gate does. Without it the gate is one stage: a PR that changes nothing ends with every
+# benchmark its first look could not tell unchanged left "could not be told apart".
+CONFIRM_ROUNDS = 16
+CONFIRM_LOOKS = (8,)
+CONFIRM_MOST = 12
 MINUTES = 15
 PAIR_SECONDS = (0.25, 1.0)  # a benchmark's pairs in a round end after this long, within these
 
@@ -106,16 +112,24 @@ def gate_text(suites: list[Found]) -> str:
         "",
         "# The gate (benchtrack gate, tracker/GATE.md): on a pull request, base and head are built",
         "# in worktrees of their own and measured in rounds. threshold: the smallest loss that",
-        "# fails a PR (a fraction); alpha: the false-fail probability per PR; looks: the gate",
-        "# stops at 5 or 9 rounds (12 at most) once nothing can still fail the PR; minutes: a",
-        "# budget, builds included: a look that would end after it moves to the rounds that fit.",
+        "# fails a PR (a fraction); alpha: the false-fail probability per PR; rounds: the",
+        "# screening's, every benchmark measured; minutes: a budget, builds included: a look",
+        "# that would end after it moves to the rounds that fit.",
         "[gate]",
         "threshold = 0.05",
         "alpha = 0.01",
         f"rounds = {ROUNDS}",
-        f"looks = [{', '.join(map(str, LOOKS))}]",
+        "looks = []",
         f"minutes = {MINUTES}",
         f"suites = [{names}]",
+        "",
+        "# The second stage: the screening's likely losses confirmed in rounds of their own, and",
+        "# every benchmark it left open measured on in them until its change is told (regressed,",
+        "# improved, or unchanged: inside ±80% of threshold) or cannot be by the last round.",
+        "[gate.confirm]",
+        f"rounds = {CONFIRM_ROUNDS}",
+        f"looks = [{', '.join(map(str, CONFIRM_LOOKS))}]",
+        f"most = {CONFIRM_MOST}",
     ]
     return "\n".join(lines) + "\n"
 
