@@ -17,12 +17,14 @@ Printed and written as JSON (--out): each job's wall seconds (act's log, first t
 the job), the PR's wall minutes (act's start to end), the merged verdict's counts, the gate's own
 seconds (gate.json), the comment's length, and the load average sampled every 10 s.
 
-    uv run --frozen python tracker/bench/engine_1000.py --out tracker/bench/recordings/engine-1000.json
+    uv run --frozen python tracker/bench/engine_1000.py \
+        --out tracker/bench/recordings/engine-1000.json
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -167,7 +169,8 @@ def run_pr(world: dict, label: str, change, number: int, run_id: int) -> dict:
     merged = engine.artifacts / str(run_id) / f"gate-{key}" / f"gate-{key}.zip"
     report: dict = {"pr": label, "act_exit": done.returncode, "jobs": done.jobs,
                     "pr_wall_minutes": round(wall / 60, 2),
-                    "job_wall_seconds": job_seconds(done.log_path), "log": str(done.log_path)}  # fmt: skip
+                    "job_wall_seconds": job_seconds(done.log_path),
+                    "log": str(done.log_path)}  # fmt: skip
     shards = {}
     for k in (1, 2):
         z = engine.artifacts / str(run_id) / f"shard-{key}-{k}" / f"shard-{key}-{k}.zip"
@@ -263,13 +266,13 @@ def main() -> int:
                 ),
                 "",
             ),
-        },  # fmt: skip
+        },
         "noise": RECORDING,
         "plan": {
             "seconds": round(plan_seconds, 1),
             "benchmarks_per_shard": per_shard,
             "stdout": planned.stdout.strip()[-400:],
-        },  # fmt: skip
+        },
         "prs": prs,
         "total_minutes": round((time.monotonic() - started) / 60, 2),
         "load": load.stop(),
@@ -282,10 +285,8 @@ def main() -> int:
             indent=1,
         )
     )
-    try:
+    with contextlib.suppress(StopIteration):
         next(worlds)
-    except StopIteration:
-        pass
     if not a.keep:
         subprocess.run(["rm", "-rf", str(base)], check=False)
     return 0

@@ -1,6 +1,6 @@
-"""A synthetic suite of many benchmarks for the gate's lockstep runner (tracker/bench/engine_1000.py):
-a step harness (docs/architecture.md, "step mode") whose calls take a known time, moved by noise
-drawn from a recording's rounds.
+"""A synthetic suite of many benchmarks for the gate's lockstep runner
+(tracker/bench/engine_1000.py): a step harness (docs/architecture.md, "step mode") whose calls
+take a known time, moved by noise drawn from a recording's rounds.
 
 Benchmark `synth/bNNNN` (NNNN < BENCH_SYNTH_N, default 1000) costs a known time a call, 50 us
 to 2 ms (set by its index), times its factor in `synth-slow.json` at the checkout's root, if
