@@ -7,7 +7,7 @@ GitHub's REST API). On it, as an adopter would:
 1. main gets a `synth` suite (tracker/bench/engine_1000_harness.py: known per-call times, noise
    drawn from the recorded rounds of RECORDING, `synth-noise.json`), [gate].suites = ["synth"],
    one runner size, the shipped [gate.confirm];
-2. `benchtrack record-aa --rounds 1` on main and `benchtrack shard-plan --shards 2` from it write
+2. `benchtrack record-aa --rounds 3` (its least) on main and `benchtrack shard-plan --shards 2` from it write
    .github/gate-shards.json, committed to main;
 3. a pull request runs pr-gate.yml (a gate job a shard, act runs a matrix's jobs at once, and the
    size's merge job), then pr-comment.yml: a no-change PR (a comment in the harness) and, with
@@ -224,7 +224,7 @@ def main() -> int:
     git(dev, "commit", "-qm", f"adopt: a synthetic suite of {a.benchmarks} benchmarks")
     t0 = time.monotonic()
     aa = base / "aa.json"
-    subprocess.run([*uv, "benchtrack", "record-aa", "--suite", "synth", "--rounds", "1",
+    subprocess.run([*uv, "benchtrack", "record-aa", "--suite", "synth", "--rounds", "3",
                     "--out", str(aa)], cwd=dev, check=True)  # fmt: skip
     planned = subprocess.run([*uv, "benchtrack", "shard-plan", "--shards", "2", "--out",
                               ".github/gate-shards.json", str(aa)], cwd=dev, check=True,
