@@ -7,8 +7,8 @@ GitHub's REST API). On it, as an adopter would:
 1. main gets a `synth` suite (tracker/bench/engine_1000_harness.py: known per-call times, noise
    drawn from the recorded rounds of RECORDING, `synth-noise.json`), [gate].suites = ["synth"],
    one runner size, the shipped [gate.confirm];
-2. `benchtrack record-aa --rounds 3` (its least) on main and `benchtrack shard-plan --shards 2` from it write
-   .github/gate-shards.json, committed to main;
+2. `benchtrack record-aa --rounds 3` (its least) on main and `benchtrack shard-plan --shards 2`
+   from it write .github/gate-shards.json, committed to main;
 3. a pull request runs pr-gate.yml (a gate job a shard, act runs a matrix's jobs at once, and the
    size's merge job), then pr-comment.yml: a no-change PR (a comment in the harness) and, with
    --slow K, one slowing K benchmarks by 10-20% (`synth-slow.json`).
@@ -138,7 +138,7 @@ def job_seconds(log_path: Path) -> dict[str, float]:
         t = dt.datetime.fromisoformat(rec["time"].replace("Z", "+00:00")).timestamp()
         name = rec["job"].strip().rsplit("/", 1)[-1]
         if rec.get("matrix"):
-            name = f"{name} {json.dumps(rec['matrix'], sort_keys=True)}"
+            name = re.sub(r"-\d+$", "", name)
         span = spans.setdefault(name, [t, t])
         span[0], span[1] = min(span[0], t), max(span[1], t)
     return {k: round(b - a, 1) for k, (a, b) in spans.items()}
@@ -147,7 +147,7 @@ def job_seconds(log_path: Path) -> dict[str, float]:
 def counts(gate: dict) -> dict[str, int]:
     """The merged verdict's benchmarks by their wall-time verdict, and those not measured."""
     out: dict[str, int] = {}
-    for row in gate.get("rows", []):
+    for row in gate.get("benchmarks", []):
         if row.get("primary", True):
             out[row["verdict"]] = out.get(row["verdict"], 0) + 1
     out["not measured"] = len(gate.get("failed", {}).get("head", {}))
@@ -177,8 +177,12 @@ def run_pr(world: dict, label: str, change, number: int, run_id: int) -> dict:
         if z.exists():
             with zipfile.ZipFile(z) as f:
                 g = json.loads(f.read("gate.json"))
-            shards[k] = {m: g.get("meta", g).get(m) for m in ("gate_seconds", "build_seconds")}
-            shards[k]["benchmarks"] = sum(r.get("primary", True) for r in g.get("rows", []))
+            shards[k] = {m: g.get(m) for m in ("gate_seconds", "build_seconds", "seconds")}
+            shards[k]["rounds"] = len(g["rounds"]["round_seconds"])
+            shards[k]["second_stage"] = {m: (g.get("confirm") or {}).get(m) for m in (
+                "rounds", "seconds", "stopped_by_budget")}  # fmt: skip
+            shards[k]["second_stage"]["open"] = len((g.get("confirm") or {}).get("open", []))
+            shards[k]["benchmarks"] = sum(r.get("primary", True) for r in g["benchmarks"])
             shards[k]["counts"] = counts(g)
     report["shards"] = shards
     if merged.exists():
@@ -241,7 +245,7 @@ def main() -> int:
             f.write("# a comment: the PR changes nothing the benchmarks run\n")
 
     rng = random.Random(44)
-    slowed = {f"synth/b{i:04d}": round(rng.uniform(1.10, 1.20), 3)
+    slowed = {f"synth/g{i // 100}/b{i:04d}": round(rng.uniform(1.10, 1.20), 3)
               for i in sorted(rng.sample(range(a.benchmarks), a.slow))}  # fmt: skip
 
     def slower(checkout: Path) -> None:

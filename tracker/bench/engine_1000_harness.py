@@ -2,14 +2,15 @@
 (tracker/bench/engine_1000.py): a step harness (docs/architecture.md, "step mode") whose calls
 take a known time, moved by noise drawn from a recording's rounds.
 
-Benchmark `synth/bNNNN` (NNNN < BENCH_SYNTH_N, default 1000) costs a known time a call, 50 us
-to 2 ms (set by its index), times its factor in `synth-slow.json` at the checkout's root, if
-any (a PR that slows it). Each worker process (one a side and round) draws, per benchmark, one
-of the noise table's recorded offsets (`synth-noise.json`: for each of the recording's lockstep
-benchmarks, every round's log value of either side, less the benchmark's median; benchmark i
-takes the table's row i mod rows), and every step a jitter of 0.5% (normal); a step of N calls
-is answered `ns` N x time x exp(offset + jitter), and the harness sleeps that long, so steps
-take real time and cost no CPU. Plain Python 3, no dependencies: the gate runs it as it is.
+Benchmark `synth/gG/bNNNN` (NNNN < BENCH_SYNTH_N, default 1000; G = NNNN // 100) costs a
+known time a call, 50 us to 2 ms (set by its index), times its factor in `synth-slow.json` at
+the checkout's root, if any (a PR that slows it). Each worker process (one a side and round)
+draws, per benchmark, one of the noise table's recorded offsets (`synth-noise.json`: for each
+of the recording's lockstep benchmarks, every round's log value of either side, less the
+benchmark's median; benchmark i takes the table's row i mod rows), and every step a jitter of
+0.5% (normal); a step of N calls is answered `ns` N x time x exp(offset + jitter), and the
+harness sleeps that long, so steps take real time and cost no CPU. Plain Python 3, no
+dependencies: the gate runs it as it is.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def main() -> int:
     slow = json.loads(slow_file.read_text()) if slow_file.exists() else {}
     rng = random.Random(os.urandom(16))
     for i in range(n):
-        name = f"synth/b{i:04d}"
+        name = f"synth/g{i // 100}/b{i:04d}"  # language/group/name (docs/conventions.md)
         if not wanted.search(name):
             continue
         seconds = per_call(i) * float(slow.get(name, 1.0))
