@@ -42,7 +42,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tracker/tests"))
 
-from engine_world import KEYS, RUNNERS, make_world, pull_request, workdir  # noqa: E402
+from engine_world import (  # noqa: E402
+    KEYS,
+    RUNNERS,
+    make_world,
+    pull_request,
+    run_pr_comment,
+    workdir,
+)
 from test_workflows_local import git  # noqa: E402
 
 RECORDING = "tracker/bench/recordings/aa-all-quiet-q18.json.gz"
@@ -171,7 +178,7 @@ def run_pr(world: dict, label: str, change, number: int, run_id: int) -> dict:
                     "pr_wall_minutes": round(wall / 60, 2),
                     "job_wall_seconds": job_seconds(done.log_path),
                     "log": str(done.log_path)}  # fmt: skip
-    shards = {}
+    shards, gate = {}, {}
     for k in (1, 2):
         z = engine.artifacts / str(run_id) / f"shard-{key}-{k}" / f"shard-{key}-{k}.zip"
         if z.exists():
@@ -190,10 +197,22 @@ def run_pr(world: dict, label: str, change, number: int, run_id: int) -> dict:
             gate = json.loads(f.read("gate.json"))
             md = f.read("gate.md").decode() if "gate.md" in f.namelist() else ""
         report["verdicts"] = counts(gate)
+        report["merged_gate_seconds"] = gate.get("gate_seconds")
         report["exit_code"] = gate.get("exit_code")
         report["gate_md_chars"] = len(md)
         report["summary_took"] = re.findall(r"its slowest shard took [^·\n]*", md)
         report["headline"] = md.splitlines()[1] if len(md.splitlines()) > 1 else md[:200]
+    t0 = time.monotonic()
+    commented = run_pr_comment(world, made, done, run_id)
+    comments = engine.api.comments.get(number, [])
+    report["comment"] = {"act_exit": commented.returncode, "jobs": commented.jobs,
+                         "wall_seconds": round(time.monotonic() - t0, 1),
+                         "chars": [len(c.body) for c in comments],
+                         "github_limit_chars": 65536}  # fmt: skip
+    report["comment"]["took"] = [re.findall(r"took [^·\n]*", c.body) for c in comments]
+    report["regressed"] = [
+        r["name"] for r in gate.get("benchmarks", []) if r["verdict"] == "regressed"
+    ]
     return report
 
 
