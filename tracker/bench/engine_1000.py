@@ -57,8 +57,8 @@ HARNESS = "tracker/bench/engine_1000_harness.py"
 
 
 def noise_table(recording: Path) -> dict:
-    """For each lockstep wall-time benchmark of the recording, every round's log value of
-    either side less the benchmark's median over both: the offsets a worker draws from."""
+    """For each lockstep wall-time benchmark of the recording, every round's log-ratio
+    head/base: the offsets a head worker draws from (a base worker has none)."""
     import numpy as np
 
     from benchtrack.lab.aa import load
@@ -68,8 +68,8 @@ def noise_table(recording: Path) -> dict:
     for i, name in enumerate(d.names):
         if not d.doc["benchmarks"][name].get("paired") or name.endswith(")"):
             continue
-        logs = np.log(np.concatenate([d.values["base"][i], d.values["head"][i]]))
-        rows.append([round(float(x), 6) for x in logs - np.median(logs)])
+        logs = np.log(d.values["head"][i] / d.values["base"][i])
+        rows.append([round(float(x), 6) for x in logs])
         names.append(name)
     return {"source": str(recording.relative_to(REPO)), "benchmarks": names, "offsets": rows}
 
@@ -176,8 +176,8 @@ def run_pr(world: dict, label: str, change, number: int, run_id: int) -> dict:
     merged = engine.artifacts / str(run_id) / f"gate-{key}" / f"gate-{key}.zip"
     report: dict = {"pr": label, "act_exit": done.returncode, "jobs": done.jobs,
                     "pr_wall_minutes": round(wall / 60, 2),
-                    "job_wall_seconds": job_seconds(done.log_path),
-                    "log": str(done.log_path)}  # fmt: skip
+                    "job_wall_seconds": job_seconds(done.log_path)}  # fmt: skip
+    print(f"{label}: act's log {done.log_path}", file=sys.stderr)
     shards, gate = {}, {}
     for k in (1, 2):
         z = engine.artifacts / str(run_id) / f"shard-{key}-{k}" / f"shard-{key}-{k}.zip"

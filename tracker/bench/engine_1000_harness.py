@@ -4,13 +4,13 @@ take a known time, moved by noise drawn from a recording's rounds.
 
 Benchmark `synth/gG/bNNNN` (NNNN < BENCH_SYNTH_N, default 1000; G = NNNN // 100) costs a
 known time a call, 50 us to 2 ms (set by its index), times its factor in `synth-slow.json` at
-the checkout's root, if any (a PR that slows it). Each worker process (one a side and round)
-draws, per benchmark, one of the noise table's recorded offsets (`synth-noise.json`: for each
-of the recording's lockstep benchmarks, every round's log value of either side, less the
-benchmark's median; benchmark i takes the table's row i mod rows), and every step a jitter of
-0.5% (normal); a step of N calls is answered `ns` N x time x exp(offset + jitter), and the
-harness sleeps that long, so steps take real time and cost no CPU. Plain Python 3, no
-dependencies: the gate runs it as it is.
+the checkout's root, if any (a PR that slows it). The head side's worker (GATE_SIDE), one a
+round, draws per benchmark one of the noise table's recorded rounds (`synth-noise.json`: for
+each of the recording's lockstep benchmarks, every round's log-ratio head/base; benchmark i
+takes the table's row i mod rows) and offsets its calls by it, so a round's ratio is a recorded
+round's; every step of either side gets a jitter of 0.5% (normal). A step of N calls is answered
+`ns` N x time x exp(offset + jitter), and the harness sleeps that long, so steps take real time
+and cost no CPU. Plain Python 3, no dependencies: the gate runs it as it is.
 """
 
 from __future__ import annotations
@@ -47,12 +47,13 @@ def main() -> int:
     slow_file = root / "synth-slow.json"
     slow = json.loads(slow_file.read_text()) if slow_file.exists() else {}
     rng = random.Random(os.urandom(16))
+    head = os.environ.get("GATE_SIDE") == "head"
     for i in range(n):
         name = f"synth/g{i // 100}/b{i:04d}"  # language/group/name (docs/conventions.md)
         if not wanted.search(name):
             continue
         seconds = per_call(i) * float(slow.get(name, 1.0))
-        offset = rng.choice(noise[i % len(noise)])
+        offset = rng.choice(noise[i % len(noise)]) if head else 0.0
         time.sleep(seconds)  # the warm-up call
         replies.write(f"ready {name}\tcalls/s\t1\n")
         for line in commands:
