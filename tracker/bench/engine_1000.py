@@ -18,7 +18,7 @@ the job), the PR's wall minutes (act's start to end), the merged verdict's count
 seconds (gate.json), the comment's length, and the load average sampled every 10 s.
 
     uv run --frozen python tracker/bench/engine_1000.py \
-        --out tracker/bench/recordings/engine-1000.json
+        --out tracker/bench/recordings/engine-1000-N.json
 """
 
 from __future__ import annotations
