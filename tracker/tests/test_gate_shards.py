@@ -107,16 +107,25 @@ def test_the_commands_refuse_bad_shards_and_write_nothing(tmp_path: Path) -> Non
     assert "Traceback" not in bad.stderr and not out.exists()
 
 
-def test_the_merged_verdict_says_the_slowest_shards_time() -> None:
-    """The PR waits for its slowest shard: the merged summary's "took" is that shard's."""
+def test_the_merged_verdict_says_the_slowest_shards_time(tmp_path: Path) -> None:
+    """The PR waits for its slowest shard: the merged summary's "took" is that shard's, read
+    from the shards' gate.json files as gate-merge reads them (comment.load once dropped the
+    durations, so a real sharded run's summary never said it: tracker/bench/engine_1000.py)."""
     from benchtrack.commands import gate_merge
-    from benchtrack.gate import render
-    from benchtrack.gate.outcome import Outcome
+    from benchtrack.gate import comment, render
 
-    def shard(seconds: float, builds: float) -> Outcome:
-        meta = {"gate_seconds": seconds, "build_seconds": builds, "diagnosis_seconds": 0.0}
-        return Outcome([], [], [], {"base": {}, "head": {}}, [], 0.005, [5], meta=meta)
+    def shard(k: int, seconds: float, builds: float | None) -> Path:
+        path = tmp_path / str(k) / "gate.json"
+        path.parent.mkdir()
+        path.write_bytes(orjson.dumps({"schema": "benchtrack.gate/1", "benchmarks": [],
+            "only_base": [], "only_head": [], "failed": {}, "suite_failures": [],
+            "alpha": 0.005, "shard": {"index": k, "of": 2}, "gate_seconds": seconds,
+            "build_seconds": builds, "diagnosis_seconds": 0.0}))  # fmt: skip
+        return path
 
-    merged = gate_merge.merge({1: shard(300.0, 100.0), 2: shard(420.0, 90.0)}, 2, {})
+    found = {1: comment.load(shard(1, 300.0, 100.0)), 2: comment.load(shard(2, 420.0, None))}
+    merged = gate_merge.merge(found, 2, {})
     assert merged.meta["gate_seconds"] == 420.0 and merged.meta["build_seconds"] == 100.0
     assert render.took(merged.meta) == " · its slowest shard took 7.0 min (builds 1.7 min)"
+    with pytest.raises(BadInput, match="gate_seconds"):  # a duration, not any number
+        comment.load(shard(3, -1.0, 0.0))

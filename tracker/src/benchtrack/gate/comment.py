@@ -272,6 +272,12 @@ class _Checker:
         meta["seconds"] = self.number(data.get("seconds", 0), "seconds")
         ok = math.isnan(meta["seconds"]) or 0 <= meta["seconds"] <= 10_000_000  # shown whole
         self.that(ok, "seconds", "a duration in seconds (0 to 10,000,000)", meta["seconds"])
+        for key in ("gate_seconds", "build_seconds", "diagnosis_seconds"):  # what the PR waited
+            if data.get(key) is not None:  # for (render.took); a gate.json from before: none
+                value = self.number(data[key], key)
+                ok = 0 <= value <= 10_000_000
+                self.that(ok, key, "a duration in seconds (0 to 10,000,000)", data[key])
+                meta[key] = value
         meta["threshold"] = self.fraction(data.get("threshold", 0.05), "threshold")
         meta["runner"] = self.text(data.get("runner", ""), "runner", RUNNER_RE)
         if "shard" in data:  # a shard's verdict (gate --shard K/N): gate-merge checks K against N
