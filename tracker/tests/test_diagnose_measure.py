@@ -138,8 +138,12 @@ ABSENT = {
     "syscalls": {"parallelism", "memory", "waiting"},
     "memory": {"parallelism", "syscalls"},
     # the lock's hand-offs between threads cost CPU time (wake-ups, the GIL passed on): more
-    # work may be named after the waiting
-    "diag/lock_wait": {"parallelism", "syscalls", "memory"},
+    # work may be named after the waiting; and the base's four threads wake together, so where
+    # they queue for the CPUs at once (the base runnable at >= 1.3 threads at once, which a
+    # busy machine makes so: a CI run named it second) the lock's taking turns is fewer threads
+    # at once as well, as aiofiles' thread pool is in the fourth held-out set: lost parallelism
+    # may follow the waiting, never lead it (the waiting first is asserted below)
+    "diag/lock_wait": {"syscalls", "memory"},
     # the mutex wakes each coro on its own (ten waits on the event loop a call, not one): CPU
     # time too, so more work may follow the waiting (named second beside the busy loop)
     "diag/coro_mutex": {"parallelism", "syscalls", "memory"},
