@@ -105,20 +105,23 @@ class Freezer:
     The instruction counts run beside the one-CPU lockstep suites on the CPU those leave free;
     a full-size lockstep suite steps with every CPU, so while it runs the counts are stopped
     where they stand and continued after (their counts do not depend on when they run). Start
-    and pause take one lock, so a count run cannot slip in between the two."""
+    and pause take one lock, so a count run cannot slip in between the two; one asked to start
+    while paused waits for the pause to end (started then stopped, it ran from its exec until
+    the SIGSTOP, tens of ms where the starting thread lost its CPU on a busy machine)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._resumed = threading.Condition(self._lock)
         self._groups: set[int] = set()
         self._paused = False
 
     def popen(self, *args, **kwargs) -> subprocess.Popen:
-        """`subprocess.Popen` in a new session, registered (and stopped at once if paused)."""
-        with self._lock:
+        """`subprocess.Popen` in a new session, registered; started once no pause is on."""
+        with self._resumed:
+            while self._paused:
+                self._resumed.wait()
             proc = subprocess.Popen(*args, **kwargs, start_new_session=True)
             self._groups.add(proc.pid)
-            if self._paused:
-                self._signal(proc.pid, signal.SIGSTOP)
             return proc
 
     def forget(self, proc: subprocess.Popen) -> None:
@@ -134,10 +137,11 @@ class Freezer:
         try:
             yield
         finally:
-            with self._lock:
+            with self._resumed:
                 self._paused = False
                 for group in self._groups:
                     self._signal(group, signal.SIGCONT)
+                self._resumed.notify_all()
 
     @staticmethod
     def _signal(group: int, sig: signal.Signals) -> None:
