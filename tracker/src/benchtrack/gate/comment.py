@@ -179,6 +179,13 @@ class _Checker:
         self.text(name, field, ERROR_NAME_RE)
         return value  # type: ignore[return-value]
 
+    def duration(self, value: object, where: str, nan: bool = False) -> float:
+        """A number of seconds, 0 to 10,000,000 (NaN too where `nan`: not measured)."""
+        v = self.number(value, where)
+        ok = (nan and math.isnan(v)) or 0 <= v <= 10_000_000
+        self.that(ok, where, "a duration in seconds (0 to 10,000,000)", value)
+        return v
+
     def number(self, value: object, field: str) -> float:
         if value is None:  # the gate writes a non-finite number as null
             return math.nan
@@ -269,15 +276,10 @@ class _Checker:
             ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10_000
             self.that(ok, key, "a count", value)
             meta[key] = value
-        meta["seconds"] = self.number(data.get("seconds", 0), "seconds")
-        ok = math.isnan(meta["seconds"]) or 0 <= meta["seconds"] <= 10_000_000  # shown whole
-        self.that(ok, "seconds", "a duration in seconds (0 to 10,000,000)", meta["seconds"])
+        meta["seconds"] = self.duration(data.get("seconds", 0), "seconds", nan=True)  # shown whole
         for key in ("gate_seconds", "build_seconds", "diagnosis_seconds"):  # what the PR waited
             if data.get(key) is not None:  # for (render.took); a gate.json from before: none
-                value = self.number(data[key], key)
-                ok = 0 <= value <= 10_000_000
-                self.that(ok, key, "a duration in seconds (0 to 10,000,000)", data[key])
-                meta[key] = value
+                meta[key] = self.duration(data[key], key)
         meta["threshold"] = self.fraction(data.get("threshold", 0.05), "threshold")
         meta["runner"] = self.text(data.get("runner", ""), "runner", RUNNER_RE)
         if "shard" in data:  # a shard's verdict (gate --shard K/N): gate-merge checks K against N
