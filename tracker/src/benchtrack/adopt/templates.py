@@ -78,7 +78,7 @@ ROUNDS = 5  # the screening's, one look
 # own gate does. Without it the gate is one stage: a PR that changes nothing ends with every
 # benchmark its first look could not tell unchanged left "could not be told apart".
 CONFIRM_ROUNDS = 16
-CONFIRM_LOOKS = (8,)
+CONFIRM_LOOKS: tuple[int, ...] = ()  # one look, at the last round
 CONFIRM_MOST = 12
 MINUTES = 15
 PAIR_SECONDS = (0.25, 1.0)  # a benchmark's pairs in a round end after this long, within these
