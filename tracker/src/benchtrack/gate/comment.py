@@ -48,12 +48,15 @@ REF_RE = re.compile(r"^[A-Za-z0-9._/@^~+-]{0,100}$")
 SHA_RE = re.compile(r"^[0-9a-f]{0,40}$")
 RUNNER_RE = re.compile(r"^[a-z0-9._-]{0,100}$")  # a runner key, slugged (result.slug)
 VERDICTS = {REGRESSED, IMPROVED, UNCHANGED, INCONCLUSIVE}
-# The gate runs this repository's own suites, named as docs/conventions.md says; result documents
-# allow any name, but a comment shows only names of this safe alphabet (nothing Markdown reads).
+# A name is `<suite>/<the name as the harness wrote it>` (result.NAME_RE): as many segments as
+# the harness writes (`synth/b0011` of a custom lockstep harness, `go/BenchmarkX` of one Go
+# package, this repository's three or four of docs/conventions.md), every one the gate measured
+# and wrote. Result documents allow any characters but control ones; a comment shows only names
+# of this safe alphabet (nothing Markdown reads).
 _SEGMENT = r"[A-Za-z0-9_.,:=+\-]+"
-NAME_RE = re.compile(rf"^({_SEGMENT})/({_SEGMENT})/({_SEGMENT})(/{_SEGMENT})?$")
+NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT})+$")
 # A step error names its benchmark; a run that failed without naming one, its suite.
-ERROR_NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT}){{0,3}}$")
+ERROR_NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT})*$")
 # A unit is shown as text in the tables: an underscore not inside a word could start emphasis.
 _LOOSE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
