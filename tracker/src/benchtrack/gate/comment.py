@@ -234,6 +234,7 @@ class _Checker:
             disagrees=r.get("disagrees", False) is True,
             stage=2 if r.get("stage") == 2 else 1,
             equivalence=r.get("equivalence", False) is True,
+            pooled=r.get("pooled", False) is True,
         )
 
     def failed(self, value: object) -> dict[str, dict[str, str]]:

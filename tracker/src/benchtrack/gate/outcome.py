@@ -44,6 +44,10 @@ class Row:
     # Unchanged by the equivalence test (gate/decide.py): `lo`/`hi` are its interval, at the
     # equivalence level, over the screening's and the second stage's rounds together.
     equivalence: bool = False
+    # Open after the second stage, which measured it (gate/decide.py): `change`, `lo`/`hi` and
+    # `rounds` are over both stages' rounds, the interval at the equivalence test's level (as
+    # an `equivalence` row's), which it did not pass; not the screening's first rounds.
+    pooled: bool = False
 
     @property
     def smaller_loss(self) -> bool:
