@@ -54,8 +54,9 @@ class Row:
         """A loss below the threshold that the measurement still resolves: not failed, reported.
 
         The whole interval is on the losing side of 0 (for a gating series it holds at the PR's
-        family-wise level) and the estimate lost at least half the threshold, so a 5% loss is
-        named where the spread allows and a resolved but trivial change is not."""
+        family-wise level; an `equivalence` or `pooled` row's, at the equivalence test's) and
+        the estimate lost at least half the threshold, so a 5% loss is named where the spread
+        allows and a resolved but trivial change is not."""
         if not self.gates or self.verdict in (REGRESSED, IMPROVED):
             return False
         bigger = self.direction != "smaller"
