@@ -172,13 +172,13 @@ CORPUS: list[tuple[str, Callable[[], Artifacts], str | None]] = [
     ("ref-mention", one(with_field("base.ref", "@octocat")), None),
     ("huge-interval", one(with_field("benchmarks.0.hi", 1e150)), None),
     ("10000-rows-over-two", lambda: {"gate-x-1cpu": rows(5000), "gate-x-2cpu": rows(5000)}, None),
-    ("10000-rows-in-one", one(rows(10_000)), ""),  # over 2 MB
+    ("10000-rows-in-one", one(rows(10_000)), "benchmarks"),  # past MAX_ROWS
     ("5001-rows", one(with_field("benchmarks", [{}] * 5001)), "benchmarks"),
     ("200-artifacts", lambda: {f"gate-x-{n}cpu": verdict() for n in range(200)}, ""),
     ("deep-unknown-field", one(unknown_deep(500)), ""),
     ("deep-name", one(with_field("benchmarks.0.name", nested(900))), ""),
     ("deeper-than-the-parser", one(b"[" * 100_000 + b"]" * 100_000), ""),
-    ("over-2mb", one(json.dumps(verdict()).encode() + b" " * 2_000_000), ""),
+    ("3mb-for-two-benchmarks", one(json.dumps(verdict()).encode() + b" " * 3_000_000), ""),
     ("2mb-of-tails", one(tails(*["y" * 110_000] * 20)), ""),
     ("not-an-object", one(b"[1, 2]"), ""),
     ("benchmarks-an-object", one(with_field("benchmarks", {"a": 1})), "benchmarks"),

@@ -99,9 +99,17 @@ def test_a_count_series_or_a_whole_suite_may_have_failed(tmp_path):
 
 def test_oversized_and_broken_artifacts_are_bad_input(tmp_path):
     big = write(tmp_path, "a", verdict())
-    big.write_bytes(b" " * (comment.MAX_BYTES + 1))
-    with pytest.raises(BadInput, match="at most"):
+    with big.open("r+b") as file:  # sparse: refused by its size, before a byte is read
+        file.truncate(comment.MAX_BYTES + 1)
+    with pytest.raises(BadInput, match=f"at most {comment.MAX_BYTES:,} bytes"):
         comment.load(big)
+    # two benchmarks (a row, one only in head) of 8 rounds cannot fill 3 MB: refused by what it
+    # holds, saying what it was allowed and why
+    padded = write(tmp_path, "p", verdict())
+    padded.write_bytes(padded.read_bytes() + b" " * 3_000_000)
+    most = comment.FIXED_BYTES + 2 * (comment.ROW_BYTES + 8 * comment.ROUND_BYTES)
+    with pytest.raises(BadInput, match=f"at most {most:,} bytes: .* the 2 benchmarks it names"):
+        comment.load(padded)
     broken = write(tmp_path, "b", verdict())
     broken.write_text("{")
     assert (
@@ -339,3 +347,35 @@ def test_a_lone_artifact_downloaded_flat_is_read_as_the_size_its_verdict_names(t
     (tmp_path / "gate.json").write_text(json.dumps({**verdict(), "runner": "[x](y)"}))
     with pytest.raises(BadInput, match="runner"):
         comment.comment(tmp_path)
+
+
+def test_a_shard_of_many_benchmarks_and_rounds_is_read_as_the_gate_wrote_it(tmp_path):
+    """The size allowed grows with the benchmarks and rounds a gate.json holds: 1,400 benchmarks
+    of 21 rounds, every round kept as the gate writes them (render.write), weigh more than the
+    2,000,000 bytes that once bounded every file (a 1,000-benchmark suite's shard of ~1,400 was
+    refused: tracker/bench/engine_1000.py), and are read."""
+    import numpy as np
+
+    from benchtrack.gate import render
+    from benchtrack.gate.config import GateConfig
+    from benchtrack.gate.model import Meta, Rounds
+    from benchtrack.gate.outcome import analyse
+
+    rng = np.random.default_rng(44)
+    data, n, rounds = Rounds(), 1_400, 21
+    meta = Meta("calls/s", "bigger", "synth", paired=True)
+    for k in range(rounds):
+        data.orders.append("base,head" if k % 2 == 0 else "head,base")
+        for i in range(n):
+            name = f"synth/g{i // 100}/b{i:04d}"
+            base = 1e4 * (1 + i / n) * float(rng.lognormal(0, 0.02))
+            data.add("base", k, name, [base], meta)
+            data.add("head", k, name, [base * float(rng.lognormal(0, 0.02))], meta)
+            data.bench_seconds.setdefault(name, []).append(float(rng.uniform(0.05, 0.09)))
+    outcome = analyse(data, GateConfig("test"), [rounds])
+    sides = {"base": {"ref": "main", "sha": "0" * 40}, "head": {"ref": "HEAD", "sha": ""}}
+    outcome.meta = {**sides, "rounds": rounds, "seconds": 600.0, "threshold": 0.05}
+    render.write(tmp_path, outcome, outcome.to_dict(data))
+    size = (tmp_path / "gate.json").stat().st_size
+    assert size > 2_000_000, size
+    assert len(comment.load(tmp_path / "gate.json").rows) == n

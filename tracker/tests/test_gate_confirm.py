@@ -4,7 +4,9 @@ stages keep the false-fail rate within alpha while a loss the screening cannot r
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -251,3 +253,54 @@ def test_equivalence_takes_beta_split_over_every_test_a_series_can_meet() -> Non
                                               [0.01, 0.01, 0.01], [5, 5, 2])))  # fmt: skip
     # inside the band; one end outside; too few rounds
     assert list(v.equivalent(iv, *v.band(0.04))) == [True, False, False]
+
+
+def test_an_open_benchmark_the_second_stage_measured_shows_its_interval_over_every_round(
+    tmp_path,
+) -> None:
+    """The second stage for real (gate/stages.py) on the step worker of test_lockstep.py, whose
+    calls report a known time: head 4.5% faster in each of its rounds, so they are arithmetic,
+    not noise. The screening's 3 rounds (given) spread ±30%: its benchmark is left open, a gain
+    (no candidate); the pooled 6 still spread too much to be told unchanged. Its row is over all
+    6 rounds at the equivalence level and says so (the screening's row of 3 once stayed)."""
+    from test_lockstep import NS, _sides, _worker_suite, bench
+
+    from benchtrack.gate import comment, decide, render, stages
+    from benchtrack.gate.config import GateConfig
+    from benchtrack.gate.model import Meta, Rounds
+    from benchtrack.gate.outcome import analyse
+    from benchtrack.gate.rounds import RoundPlan
+
+    head_ns = 95_700  # 100,000 / 95,700: 4.49% more calls a second
+    suite = _worker_suite(
+        tmp_path, [bench("t/open", ns_per_call=NS)], [bench("t/open", ns_per_call=head_ns)]
+    )
+    cfg = GateConfig("test", suites={"ls": suite}, confirm=Confirm(rounds=3, looks=(), most=4))
+    screened = Rounds()
+    for k, ratio in enumerate((1.3, 0.75, 1.25)):
+        screened.orders.append("base,head")
+        for side, value in (("base", 100.0), ("head", 100.0 * ratio)):
+            screened.add(side, k, "t/open", [value], Meta("calls/s", "bigger", "ls", paired=True))
+    screen = analyse(screened, cfg, [3], alpha=cfg.alpha * confirm.SHARE)
+    at = decide.level(cfg, [3])
+    opened = decide.open_rows(screen, [])
+    assert [(r.name, r.verdict, r.rounds) for r in opened] == [("t/open", "inconclusive", 3)]
+    plan = RoundPlan([suite], _sides(tmp_path), [3], builds=False)
+    failures: list = []
+    second = stages.confirm_stage(
+        cfg, [], opened, screened, at, plan, tmp_path, print, failures, None
+    )
+    assert failures == [] and second["rounds"] == 3 and second["decided_unchanged"] == []
+    r = second["rows"]["t/open"]
+    g = np.log([1.3, 0.75, 1.25] + [NS / head_ns] * 3)
+    iv = v.interval(g[None, :], at)
+    assert r.verdict == "inconclusive" and r.pooled and not r.equivalence and r.rounds == 6
+    assert r.change == pytest.approx(np.expm1(iv.mean[0]))
+    assert (r.lo, r.hi) == pytest.approx((np.expm1(iv.lo[0]), np.expm1(iv.hi[0])))
+    assert not (r.lo > -0.04 and r.hi < 0.04)  # still open: not inside the equivalence band
+    assert render.mark(r).endswith("(both stages, 6 rounds, interval at the equivalence level)")
+    # gate.json keeps it so, and the comment reads it back
+    path = tmp_path / "gate-x" / "gate.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(replace(screen, rows=[r]).to_dict()))
+    assert comment.load(path).rows == [r]

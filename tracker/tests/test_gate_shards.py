@@ -129,3 +129,37 @@ def test_the_merged_verdict_says_the_slowest_shards_time(tmp_path: Path) -> None
     assert render.took(merged.meta) == " · its slowest shard took 7.0 min (builds 1.7 min)"
     with pytest.raises(BadInput, match="gate_seconds"):  # a duration, not any number
         comment.load(shard(3, -1.0, 0.0))
+
+
+def test_the_merge_and_the_comment_read_every_name_the_gate_writes(tmp_path: Path) -> None:
+    """A harness names its benchmarks `<suite>/<its own name>` with as many segments as it likes
+    (result.NAME_RE): a custom lockstep harness's `synth/b0011`, one Go package's
+    `go/BenchmarkX`, a Go sub-benchmark's five. The gate measures and writes them, so gate-merge
+    and gate-comment read them: the merge once refused a name of two segments (docs/
+    conventions.md's three or four for this repository's suites) at the end of a sharded PR
+    (tracker/bench/engine_1000.py)."""
+    from benchtrack.gate.outcome import Outcome, Row
+
+    names = {1: ["synth/b0011", "synth/g1/b0012"], 2: ["go/BenchmarkX", "go/p/BenchmarkY/n=8/w=2"]}
+    plan = tmp_path / "plan.json"
+    shards.write_plan(plan, 2, {n: 1.0 for k in names for n in names[k]})
+    paths = []
+    for k, shard_names in names.items():
+        rows = [Row(name=n, suite=n.split("/")[0], unit="calls/s", direction="bigger",
+                    base=100.0, head=100.0, change=0.0, lo=-0.01, hi=0.01, verdict="unchanged",
+                    threshold=0.05, rounds=5) for n in shard_names]  # fmt: skip
+        failed = {"base": {}, "head": {"synth/g2/b0013/x/y": "exit 1"} if k == 1 else {}}
+        outcome = Outcome(rows, [], [], failed, [], 0.005, [5], {"shard": {"index": k, "of": 2}})
+        path = tmp_path / "shards" / str(k) / "gate.json"
+        path.parent.mkdir(parents=True)
+        path.write_bytes(orjson.dumps(outcome.to_dict()))  # as the gate writes it
+        paths.append(str(path))
+    out = tmp_path / "artifacts" / "gate-x"
+    merged = cli("gate-merge", "--plan", str(plan), "--out", str(out), *paths)
+    assert merged.returncode == 3, merged.stderr  # the step error, not a refused name (2)
+    md = (out / "gate.md").read_text()
+    assert all(f"`{n}`" in md for k in names for n in names[k]) and "synth/g2/b0013/x/y" in md
+    comment_md = tmp_path / "comment.md"
+    shown = cli("gate-comment", "--artifacts", str(out.parent), "--out", str(comment_md))
+    assert shown.returncode == 0, shown.stderr
+    assert "synth/b0011" in comment_md.read_text()

@@ -2,13 +2,15 @@
 
 pr-comment.yml runs in the trusted context (a write token) on artifacts that a PR's code
 produced. So nothing of an artifact is executed or passed on as text: only each `gate.json` is
-read, at most MAX_SIZES of them, each a regular file of at most MAX_BYTES nested at most
-MAX_DEPTH deep (past any limit: BadInput, exit 2, no comment: which artifacts to drop would be
-the PR's choice, and the check's mark never depends on the comment); every field is checked
-against the shape the gate writes (names as result documents allow them, finite numbers,
-verdicts from the known set, refs and shas of safe characters, messages cut short and shown only
-inside code); the verdict is re-derived from the rows; and the Markdown is rendered here, by the
-default branch's renderer (benchtrack.gate.pr_comment), every string of an artifact as inert code.
+read, at most MAX_SIZES of them, each a regular file of at most the bytes its benchmarks and
+rounds can fill (FIXED_BYTES and more a benchmark and a round; MAX_BYTES whatever the file says)
+nested at most MAX_DEPTH deep (past any limit: BadInput, exit 2, no comment: which artifacts to
+drop would be the PR's choice, and the check's mark never depends on the comment); every field
+is checked against the shape the gate writes (names as result documents allow them, finite
+numbers, verdicts from the known set, refs and shas of safe characters, messages cut short and
+shown only inside code); the verdict is re-derived from the rows; and the Markdown is rendered
+here, by the default branch's renderer (benchtrack.gate.pr_comment), every string of an artifact
+as inert code.
 The check's ✅/❌ is the gate jobs' own conclusion as GitHub reports it (`--jobs`, the run's job
 list), never the artifact's exit code.
 """
@@ -16,6 +18,7 @@ list), never the artifact's exit code.
 from __future__ import annotations
 
 import math
+import os
 import re
 import stat
 from pathlib import Path
@@ -39,8 +42,23 @@ from benchtrack.result import (
 )
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
-MAX_BYTES = 2_000_000
 MAX_ROWS = 5_000
+# What a gate.json may weigh grows with what it holds: every round of every benchmark is kept
+# (outcome.to_dict), and one bound of 2,000,000 bytes for every file refused a shard of ~1,400
+# benchmarks (tracker/LAB.md, "A 1,000-benchmark suite through the engine": 0.72 MB for 500).
+# The shipped gate.json files (tracker/bench/recordings/*.gate.json, written indented) hold at
+# most 5,766 bytes a row (a regressed row with its diagnosis) and 90 bytes a benchmark a round
+# (its base and head values and its seconds, in either stage; test_gate_comment's shard of
+# 1,400 benchmarks at 21 rounds, 2,508 bytes a benchmark). So a file is allowed FIXED_BYTES
+# (refs, suite failures' tails, step errors: the old bound, so nothing it accepted is refused)
+# and, for each benchmark it names, ROW_BYTES and ROUND_BYTES a round: ~3 times those. That
+# bound is the file's own word, so MAX_BYTES, what MAX_ROWS benchmarks of CAP_ROUNDS rounds may
+# weigh, holds whatever it says, before a byte is read: the trusted job's memory stays bounded.
+FIXED_BYTES = 2_000_000
+ROW_BYTES = 16_000
+ROUND_BYTES = 256
+CAP_ROUNDS = 64  # both stages' rounds: 5 and 16 shipped, 16 and 16 at [gate] rounds' default
+MAX_BYTES = FIXED_BYTES + MAX_ROWS * (ROW_BYTES + CAP_ROUNDS * ROUND_BYTES)
 MAX_SHARDS = 256  # gate --shard K/N
 MAX_SIZES = 16  # gate-* artifacts: one a runner size of .github/bench-runners.toml (5 today)
 MAX_DEPTH = 20  # a gate.json nests 5 deep; deeper is refused before a check (or repr) recurses
@@ -48,12 +66,15 @@ REF_RE = re.compile(r"^[A-Za-z0-9._/@^~+-]{0,100}$")
 SHA_RE = re.compile(r"^[0-9a-f]{0,40}$")
 RUNNER_RE = re.compile(r"^[a-z0-9._-]{0,100}$")  # a runner key, slugged (result.slug)
 VERDICTS = {REGRESSED, IMPROVED, UNCHANGED, INCONCLUSIVE}
-# The gate runs this repository's own suites, named as docs/conventions.md says; result documents
-# allow any name, but a comment shows only names of this safe alphabet (nothing Markdown reads).
+# A name is `<suite>/<the name as the harness wrote it>` (result.NAME_RE): as many segments as
+# the harness writes (`synth/b0011` of a custom lockstep harness, `go/BenchmarkX` of one Go
+# package, this repository's three or four of docs/conventions.md), every one the gate measured
+# and wrote. Result documents allow any characters but control ones; a comment shows only names
+# of this safe alphabet (nothing Markdown reads).
 _SEGMENT = r"[A-Za-z0-9_.,:=+\-]+"
-NAME_RE = re.compile(rf"^({_SEGMENT})/({_SEGMENT})/({_SEGMENT})(/{_SEGMENT})?$")
+NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT})+$")
 # A step error names its benchmark; a run that failed without naming one, its suite.
-ERROR_NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT}){{0,3}}$")
+ERROR_NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT})*$")
 # A unit is shown as text in the tables: an underscore not inside a word could start emphasis.
 _LOOSE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
@@ -68,9 +89,10 @@ def load(path: Path) -> Outcome:
     if path.parent.is_symlink() or not stat.S_ISREG(mode):
         raise BadInput(path, None, "a regular file")
     with path.open("rb") as file:
-        raw = file.read(MAX_BYTES + 1)
-    if len(raw) > MAX_BYTES:
-        raise BadInput(path, None, f"at most {MAX_BYTES:,} bytes")
+        size = os.fstat(file.fileno()).st_size
+        raw = file.read(MAX_BYTES + 1) if size <= MAX_BYTES else b""
+    if max(size, len(raw)) > MAX_BYTES:
+        raise BadInput(path, None, f"at most {MAX_BYTES:,} bytes", f"{max(size, len(raw)):,}")
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as error:
@@ -79,6 +101,13 @@ def load(path: Path) -> Outcome:
         raise BadInput(path, None, f"JSON nested at most {MAX_DEPTH} deep")
     check = _Checker(path)
     check.that(isinstance(data, dict), "", "an object")
+    named, rounds = _held(data)
+    most = FIXED_BYTES + named * (ROW_BYTES + rounds * ROUND_BYTES)
+    if len(raw) > most:
+        raise BadInput(path, None, f"at most {most:,} bytes: {FIXED_BYTES:,}, {ROW_BYTES:,} for "
+                       f"each of the {named:,} benchmarks it names (benchmarks, only_base, "
+                       f"only_head, failed) and {ROUND_BYTES} for each a round of its {rounds} "
+                       "(rounds, confirm.rounds)", f"{len(raw):,}")  # fmt: skip
     check.that(data.get("schema") == SCHEMA, "schema", SCHEMA)
     rows = check.list(data, "benchmarks", MAX_ROWS)
     outcome = Outcome(
@@ -130,6 +159,28 @@ def comment(
     sizes = [pr_comment.Size(k, o, known.get(k)) for k, o in zip(keys, outcomes, strict=True)]
     url = _safe_url(run_url) if run_url.startswith("https://") else ""
     return pr_comment.body(sizes, run_conclusion, url), len(found)
+
+
+def _held(data: dict[str, Any]) -> tuple[int, int]:
+    """(the benchmarks a gate.json names: rows, one-sided and failed ones; both stages' rounds),
+    as it says them, before any field is checked: what its size is allowed by."""
+
+    def count(value: object) -> int:
+        return len(value) if isinstance(value, list | dict) else 0
+
+    def rounds(value: object) -> int:
+        value = value.get("orders") if isinstance(value, dict) else value  # the rounds kept
+        n = count(value) if isinstance(value, list) else value
+        return n if type(n) is int and 0 <= n <= 10_000 else 0
+
+    failed = data.get("failed")
+    named = sum(count(data.get(k)) for k in ("benchmarks", "only_base", "only_head")) + sum(
+        count(failed.get(side)) for side in ("base", "head") if isinstance(failed, dict)
+    )
+    second = data.get("confirm")
+    return named, rounds(data.get("rounds")) + rounds(
+        second.get("rounds") if isinstance(second, dict) else 0
+    )
 
 
 def _depth(data: object) -> int:
@@ -231,6 +282,7 @@ class _Checker:
             disagrees=r.get("disagrees", False) is True,
             stage=2 if r.get("stage") == 2 else 1,
             equivalence=r.get("equivalence", False) is True,
+            pooled=r.get("pooled", False) is True,
         )
 
     def failed(self, value: object) -> dict[str, dict[str, str]]:

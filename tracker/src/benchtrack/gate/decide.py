@@ -18,6 +18,7 @@ last look, and the stage ends when none is left, at its last look, or at the bud
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -53,16 +54,32 @@ def settle(rows: list[Row], data: Rounds, at: float, stage: int = 1) -> tuple[li
         return rows, set()
     iv = _intervals(data, todo, at)
     same = v.equivalent(iv, *_margins(todo))
-    settled: dict[str, Row] = {}
-    for i, r in enumerate(todo):
-        if same[i]:
-            big = r.direction != "smaller"
-            ends = sorted((v.to_change(float(iv.lo[i]), big), v.to_change(float(iv.hi[i]), big)))
-            settled[r.name] = replace(
-                r, verdict=UNCHANGED, change=v.to_change(float(iv.mean[i]), big), lo=ends[0],
-                hi=ends[1], rounds=int(iv.n[i]), stage=stage, equivalence=True,
-            )  # fmt: skip
+    settled = {
+        r.name: _over(r, iv, i, verdict=UNCHANGED, stage=stage, equivalence=True)
+        for i, r in enumerate(todo)
+        if same[i]
+    }
     return [settled.get(r.name, r) for r in rows], set(settled)
+
+
+def over_all_rounds(rows: list[Row], pooled: Rounds, at: float) -> list[Row]:
+    """The open `rows` (not settled) that the second stage measured, each with its change,
+    interval and round count over both stages' rounds (`pooled`), the interval at the
+    equivalence test's level `at` (as an unchanged row's), marked `pooled`: the screening's
+    interval of its first rounds would hide the rounds that followed. A row the second stage
+    did not measure keeps its screening row."""
+    if not rows:
+        return []
+    iv = _intervals(pooled, rows, at)
+    return [_over(r, iv, i, pooled=True) for i, r in enumerate(rows) if iv.n[i] > r.rounds]
+
+
+def _over(r: Row, iv: v.Interval, i: int, **fields: Any) -> Row:
+    """`r` with its change, interval and rounds those of `iv`'s i-th series."""
+    big = r.direction != "smaller"
+    ends = sorted((v.to_change(float(iv.lo[i]), big), v.to_change(float(iv.hi[i]), big)))
+    change = v.to_change(float(iv.mean[i]), big)
+    return replace(r, change=change, lo=ends[0], hi=ends[1], rounds=int(iv.n[i]), **fields)
 
 
 def open_rows(outcome: Outcome, picked: list[Row]) -> list[Row]:

@@ -44,15 +44,20 @@ class Row:
     # Unchanged by the equivalence test (gate/decide.py): `lo`/`hi` are its interval, at the
     # equivalence level, over the screening's and the second stage's rounds together.
     equivalence: bool = False
+    # Open after the second stage, which measured it (gate/decide.py): `change`, `lo`/`hi` and
+    # `rounds` are over both stages' rounds, the interval at the equivalence test's level (as
+    # an `equivalence` row's), which it did not pass; not the screening's first rounds.
+    pooled: bool = False
 
     @property
     def smaller_loss(self) -> bool:
         """A loss below the threshold that the measurement still resolves: not failed, reported.
 
         The whole interval is on the losing side of 0 (for a gating series it holds at the PR's
-        family-wise level), short of the threshold (else the series is regressed: verdict.decide),
-        and the estimate lost at least half the threshold, so a resolved loss of 3-5% is named
-        and a resolved but trivial change is not."""
+        family-wise level; an `equivalence` or `pooled` row's, at the equivalence test's), short
+        of the threshold (else a screened or confirmed series is regressed: verdict.decide), and
+        the estimate lost at least half the threshold, so a resolved loss of 3-5% is named and a
+        resolved but trivial change is not."""
         if not self.gates or self.verdict in (REGRESSED, IMPROVED):
             return False
         bigger = self.direction != "smaller"

@@ -123,9 +123,13 @@ def mark(r: Row) -> str:
 
 def how(r: Row) -> str:
     """Which test decided a row beyond the screening's: "(equivalence, 13 rounds)": the
-    equivalence test over both stages' rounds (gate/decide.py); "(confirmation, 8 rounds)"."""
+    equivalence test over both stages' rounds (gate/decide.py); "(confirmation, 8 rounds)";
+    or over what a row left open after the second stage is shown: "(both stages, 21 rounds,
+    interval at the equivalence level)"."""
     if r.equivalence:
         return f"(equivalence, {r.rounds} rounds)"
+    if r.pooled:
+        return f"(both stages, {r.rounds} rounds, interval at the equivalence level)"
     return f"(confirmation, {r.rounds} rounds)" if r.stage == 2 else ""
 
 

@@ -53,8 +53,8 @@ def screen_then_confirm(
     second = confirm_stage(cfg, picked, opened, data, at, plan, logs, say, failures, left)
     second["screened_seconds"] = data.seconds
     outcome = confirm.merge(outcome, second.pop("outcome"), picked)
-    settled = second.pop("settled")
-    outcome.rows = [settled.get(r.name, r) for r in outcome.rows]
+    told = second.pop("rows")
+    outcome.rows = [told.get(r.name, r) for r in outcome.rows]
     return outcome, data, second
 
 
@@ -73,7 +73,8 @@ def confirm_stage(
     """The second stage (gate/decide.py): the screening's candidates (gate/confirm.py) and the
     benchmarks it left open, measured in segments between the stage's looks, each series until
     it is decided or out of reach, within what is left of the time budget; its outcome, the rows
-    the equivalence test settled, and what it did, for gate.json."""
+    the equivalence test settled and those it measured and left open (over both stages'
+    rounds: decide.over_all_rounds), and what it did, for gate.json."""
     looks = cfg.confirm.look_schedule()
     keys = {r.name for r in picked}
     share = cfg.alpha * confirm.SHARE
@@ -146,9 +147,12 @@ def confirm_stage(
             and n not in regressed
             and (n in reach or (n in keys and not candidates_done))
         }
+    # the open ones it measured and left open: their interval over both stages' rounds
+    still = [r for r in opened if r.name not in settled]
+    left_open = decide.over_all_rounds(still, screened.then(data), at)
     return {
         "outcome": outcome,
-        "settled": settled,
+        "rows": {**{r.name: r for r in left_open}, **settled},
         "candidates": sorted(keys),
         "open": sorted(r.name for r in opened),
         "decided_unchanged": sorted(settled),
