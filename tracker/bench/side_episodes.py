@@ -1,6 +1,7 @@
 """Episodes on an A/A recording: rounds in a row where one benchmark's one side ran apart.
 
     uv run --frozen python tracker/bench/side_episodes.py RECORDING.json [...] [--min-rounds K]
+    uv run --frozen python tracker/bench/side_episodes.py RECORDING.json [...] --whole [--min-shift F]
 
 Under A/A a round's log-ratio (head over base, the values the gate judges) scatters around 0.
 An episode is K or more rounds in a row (3 by default, at most half the rounds) whose
@@ -13,6 +14,10 @@ mean against the other rounds'): its rounds
 (1-based), its mean shift against the other rounds and the side that was slower then. A state
 held for about half the recording reads the same either way round: the run named is then the
 one of the two that stands out more.
+
+`--whole`: the state a side kept for the whole recording instead: each series whose rounds'
+mean log-ratio is at least --min-shift from 0 (its change head/base, the rounds' sd and the
+mean's t), the offset a pseudo-PR's two sides carry whichever way round it is drawn.
 """
 
 from __future__ import annotations
@@ -63,6 +68,20 @@ def episodes(
     return found
 
 
+def whole(data: aa.AAData, min_shift: float) -> list[tuple[str, float, float, float]]:
+    """Per series whose mean log-ratio over every round is at least `min_shift` from 0: (series,
+    mean, the rounds' sd, the mean's t), in log-ratio."""
+    found = []
+    for i, name in enumerate(data.names):
+        lr = np.log(data.values["head"][i]) - np.log(data.values["base"][i])
+        lr = lr[np.isfinite(lr)]
+        if len(lr) < 3 or abs(float(np.mean(lr))) < math.log1p(min_shift):
+            continue
+        sd = float(np.std(lr, ddof=1))
+        found.append((name, float(np.mean(lr)), sd, float(np.mean(lr)) / (sd / math.sqrt(len(lr)))))
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("recordings", nargs="+", type=Path)
@@ -70,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--min-shift", type=float, default=0.05, help="the smallest shift shown (default 0.05)"
     )
+    p.add_argument("--whole", action="store_true", help="each series' offset over every round")
     args = p.parse_args(argv)
     for path in args.recordings:
         try:
@@ -77,6 +97,15 @@ def main(argv: list[str] | None = None) -> int:
         except BadInput as e:
             print(f"side_episodes: error: {e}", file=sys.stderr)
             return 2
+        if args.whole:
+            offsets = whole(data, args.min_shift)
+            print(f"{path.name}: {data.rounds} rounds, {len(offsets)} series offset")
+            for name, mean, sd, t in offsets:
+                print(
+                    f"  {name}: head/base {np.expm1(mean) * 100:+.1f}% over every round, "
+                    f"rounds' sd {sd * 100:.1f}%, t {t:.1f}"
+                )
+            continue
         rows = episodes(data, args.min_rounds, args.min_shift)
         print(f"{path.name}: {data.rounds} rounds, {len(data.names)} series, {len(rows)} episodes")
         for name, first, last, shift, slower in rows:
