@@ -1,7 +1,8 @@
 """Episodes on an A/A recording: rounds in a row where one benchmark's one side ran apart.
 
     uv run --frozen python tracker/bench/side_episodes.py RECORDING.json [...] [--min-rounds K]
-    uv run --frozen python tracker/bench/side_episodes.py RECORDING.json [...] --whole [--min-shift F]
+    uv run --frozen python tracker/bench/side_episodes.py RECORDING.json [...] --whole \
+        [--min-shift F]
 
 Under A/A a round's log-ratio (head over base, the values the gate judges) scatters around 0.
 An episode is K or more rounds in a row (3 by default, at most half the rounds) whose
