@@ -22,7 +22,7 @@ import yaml
 from test_workflows_local import git, run  # the same runner: a step's env, no VIRTUAL_ENV
 
 from benchtrack.gate import config as gate_config
-from benchtrack.gate.decide import level
+from benchtrack.gate.decide import levels
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs/adopting.md"
@@ -106,8 +106,9 @@ def test_inits_gate_has_the_second_stage_that_decides_what_the_screening_left_op
     assert cfg.look_schedule() == [5]  # the screening: one look, every benchmark measured
     assert cfg.confirm.look_schedule() == [16] and cfg.confirm.most == 12  # this repository's
     assert cfg.minutes == 15
-    # the equivalence test's level is split over both stages' looks: 1 screening x (1 + 1)
-    assert level(cfg, cfg.look_schedule()) == pytest.approx(0.05 / 2)
+    # the equivalence test's level is split over both stages' looks: the screening's own test
+    # and the pooled one (1 screening look x (1 + 1)), a fifth of β to the first
+    assert levels(cfg, cfg.look_schedule()) == pytest.approx((0.05 * 0.2, 0.05 * 0.8))
 
 
 def test_generated_workflow_passes_actionlint(tmp_path):

@@ -249,6 +249,11 @@ def test_a_loss_of_the_threshold_is_called_unchanged_at_most_beta_of_the_time() 
 def test_equivalence_takes_beta_split_over_every_test_a_series_can_meet() -> None:
     assert v.beta_looks(1, 2) == 3  # the screening's one look; with each of the 2 later looks
     assert v.beta_looks(2, 2) == 6
+    # weighted: the screening's tests a fifth of β, the pooled ones the rest; all of it alone
+    screen, pooled = v.beta_levels(2, 2)
+    assert 2 * screen + 2 * 2 * pooled == pytest.approx(v.BETA)
+    assert screen == pytest.approx(v.BETA * v.BETA_SCREEN / 2)
+    assert v.beta_levels(3, 0) == pytest.approx((v.BETA / 3, 0.0))
     iv = v.Interval(*(np.array(x) for x in ([0.0, 0.0, 0.0], [-0.01, -0.2, -0.01],
                                               [0.01, 0.01, 0.01], [5, 5, 2])))  # fmt: skip
     # inside the band; one end outside; too few rounds
@@ -282,7 +287,7 @@ def test_an_open_benchmark_the_second_stage_measured_shows_its_interval_over_eve
         for side, value in (("base", 100.0), ("head", 100.0 * ratio)):
             screened.add(side, k, "t/open", [value], Meta("calls/s", "bigger", "ls", paired=True))
     screen = analyse(screened, cfg, [3], alpha=cfg.alpha * confirm.SHARE)
-    at = decide.level(cfg, [3])
+    at = decide.levels(cfg, [3])[1]
     opened = decide.open_rows(screen, [])
     assert [(r.name, r.verdict, r.rounds) for r in opened] == [("t/open", "inconclusive", 3)]
     plan = RoundPlan([suite], _sides(tmp_path), [3], builds=False)

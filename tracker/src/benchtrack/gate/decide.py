@@ -4,10 +4,10 @@ The screening (gate/rounds.py) and the confirmation of its candidates (gate/conf
 regressions at the PR's alpha. "Unchanged" is a second question with its own error: a benchmark
 is called unchanged when the two one-sided tests of equivalence (Schuirmann 1987, TOST) put its
 change inside ±MARGIN·δ at level β per benchmark (verdict.equivalent). β is split, Bonferroni,
-over every test one series can meet (verdict.beta_looks): the screening's looks, each with or
-without the second stage's looks, so the bound holds whichever the data pick and whenever a
-decided series stops being measured; a true loss of δ or more is called unchanged with
-probability at most β.
+over every test one series can meet (verdict.beta_levels): the screening's looks, each with or
+without the second stage's looks (the screening's own tests a fifth of β), so the bound holds
+whichever the data pick and whenever a decided series stops being measured; a true loss of δ
+or more is called unchanged with probability at most β.
 
 The second stage therefore measures, besides the candidates, every benchmark whose wall time
 the screening left open (not regressed, improved or unchanged), in segments between its looks;
@@ -29,10 +29,11 @@ from benchtrack.gate.outcome import Outcome, Row
 from benchtrack.stats import INCONCLUSIVE, UNCHANGED
 
 
-def level(cfg: GateConfig, screen_looks: list[int]) -> float:
-    """The one-sided level of each equivalence test."""
+def levels(cfg: GateConfig, screen_looks: list[int]) -> tuple[float, float]:
+    """The one-sided level of each equivalence test: the screening's, the pooled one's
+    (verdict.beta_levels)."""
     second = len(cfg.confirm.look_schedule()) if cfg.confirm else 0
-    return v.BETA / v.beta_looks(len(screen_looks), second)
+    return v.beta_levels(len(screen_looks), second)
 
 
 def _intervals(data: Rounds, rows: list[Row], at: float) -> v.Interval:

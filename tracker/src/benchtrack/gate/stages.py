@@ -42,9 +42,9 @@ def screen_then_confirm(
     outcome = analyse(data, cfg, looks, alpha=share)
     if not cfg.confirm:
         return outcome, data, {}
-    at = decide.level(cfg, looks)
+    at_screen, at = decide.levels(cfg, looks)
     # told unchanged by the equivalence test on the screening's rounds
-    outcome.rows = decide.settle(outcome.rows, data, at)[0]
+    outcome.rows = decide.settle(outcome.rows, data, at_screen)[0]
     picked = confirm.candidates(outcome, cfg.confirm)
     opened = decide.open_rows(outcome, picked)
     if not (picked or opened):
@@ -52,6 +52,7 @@ def screen_then_confirm(
     left = None if plan.budget is None else max(plan.budget - data.seconds, 0.0)
     second = confirm_stage(cfg, picked, opened, data, at, plan, logs, say, failures, left)
     second["screened_seconds"] = data.seconds
+    second["screen_level"] = at_screen
     outcome = confirm.merge(outcome, second.pop("outcome"), picked)
     told = second.pop("rows")
     outcome.rows = [told.get(r.name, r) for r in outcome.rows]
@@ -156,7 +157,7 @@ def confirm_stage(
         "candidates": sorted(keys),
         "open": sorted(r.name for r in opened),
         "decided_unchanged": sorted(settled),
-        "equivalence_level": at,
+        "equivalence_level": at,  # the pooled tests' (the screening's: screen_level)
         "rounds": data.count,
         # Each series' round values (as the screening's under "rounds"): what a reader needs to
         # see which rounds made an interval wide.

@@ -114,7 +114,7 @@ MARGIN = 0.8
 
 def equivalent(iv: Interval, worse: np.ndarray, better: np.ndarray) -> np.ndarray:
     """Unchanged by the two one-sided tests (Schuirmann 1987): the interval, taken at the
-    equivalence level (`beta_looks`), lies inside the band. A true change of ±δ or more passes
+    equivalence level (`beta_levels`), lies inside the band. A true change of ±δ or more passes
     with probability at most that level, whatever the number of rounds."""
     return (iv.n >= MIN_ROUNDS) & (iv.lo > worse) & (iv.hi < better)
 
@@ -124,6 +124,24 @@ def beta_looks(screen_looks: int, second_looks: int) -> int:
     at, its pooled rounds with each of the second stage's looks or none of them. The union
     bound over all of them holds whichever the data pick."""
     return max(screen_looks, 1) * (1 + max(second_looks, 0))
+
+
+# The share of β the screening's own tests spend when a second stage follows; the pooled tests
+# (both stages' rounds) get the rest. A weighted Bonferroni split: the levels still sum to β over
+# every test a series can meet. The screening's tests pass only the tight series, whose interval
+# is far inside the band; the pooled ones decide the spread ones, where the quantile counts (the
+# co-tenant's decided share 94.5% at an even split, 95.7% at 0.2: tracker/LAB.md, "β split").
+BETA_SCREEN = 0.2
+
+
+def beta_levels(screen_looks: int, second_looks: int, beta: float = BETA) -> tuple[float, float]:
+    """The one-sided level of each equivalence test: (the screening's, at each of its looks;
+    the pooled one, at each screening look with each second-stage look). Without a second
+    stage the screening's tests spend all of β."""
+    s = max(screen_looks, 1)
+    if second_looks <= 0:
+        return beta / s, 0.0
+    return beta * BETA_SCREEN / s, beta * (1 - BETA_SCREEN) / (s * second_looks)
 
 
 def could_become_unchanged(iv: Interval, worse, better, level, last: int) -> np.ndarray:

@@ -97,7 +97,7 @@ def two_stages(
     The second stage measures the screening's candidates (gate/confirm.py: judged on its rounds
     alone, at alpha/2 over the candidates and its looks) and every `primary` series the
     screening left open (neither regressed, improved nor unchanged), which can only be called
-    unchanged: by the equivalence test at `beta` split over its looks (verdict.beta_looks), on
+    unchanged: by the equivalence test at `beta` split over its looks (verdict.beta_levels), on
     its screening and second-stage rounds together. A series leaves the rounds once decided or
     once no outcome is within reach by the last look; the stage ends when none is left, at its
     last look, or when the budget is spent (each round costs what its open series cost)."""
@@ -123,9 +123,9 @@ def two_stages(
     worse, better = v.band(thresholds)
     eq_worse, eq_better = v.band(np.asarray(thresholds) * v.MARGIN)
     # The equivalence test on the screening's rounds, at its stopping look.
-    b_level = beta / v.beta_looks(len(looks), len(looks2))
+    s_level, b_level = v.beta_levels(len(looks), len(looks2), beta)
     g1_used = v.first_rounds(g1, stop1, g1.shape[-1])
-    same = v.equivalent(v.interval(g1_used, b_level), eq_worse, eq_better) & ~np.asarray(exact)
+    same = v.equivalent(v.interval(g1_used, s_level), eq_worse, eq_better) & ~np.asarray(exact)
     improved = codes1 == v.IMPROVED_C
     same |= codes1 == v.UNCHANGED_C
     wanted = np.ones(codes1.shape[-1], dtype=bool) if primary is None else np.asarray(primary)
