@@ -36,6 +36,11 @@ from benchtrack.lab import aa
 Z = 4.0
 
 
+def _log_ratios(data: aa.AAData, i: int) -> np.ndarray:
+    """Series i's per-round log(head/base), the values the gate judges."""
+    return np.log(data.values["head"][i]) - np.log(data.values["base"][i])
+
+
 def episodes(
     data: aa.AAData, min_rounds: int, min_shift: float
 ) -> list[tuple[str, int, int, float, str]]:
@@ -43,7 +48,7 @@ def episodes(
     (0-based), mean shift of the run against the other rounds in log-ratio, the slower side)."""
     found = []
     for i, name in enumerate(data.names):
-        lr = np.log(data.values["head"][i]) - np.log(data.values["base"][i])
+        lr = _log_ratios(data, i)
         n = len(lr)
         if n < 2 * min_rounds or not np.all(np.isfinite(lr)):
             continue
@@ -74,12 +79,12 @@ def whole(data: aa.AAData, min_shift: float) -> list[tuple[str, float, float, fl
     mean, the rounds' sd, the mean's t), in log-ratio."""
     found = []
     for i, name in enumerate(data.names):
-        lr = np.log(data.values["head"][i]) - np.log(data.values["base"][i])
+        lr = _log_ratios(data, i)
         lr = lr[np.isfinite(lr)]
         if len(lr) < 3 or abs(float(np.mean(lr))) < math.log1p(min_shift):
             continue
-        sd = float(np.std(lr, ddof=1))
-        found.append((name, float(np.mean(lr)), sd, float(np.mean(lr)) / (sd / math.sqrt(len(lr)))))
+        mean, sd = float(np.mean(lr)), float(np.std(lr, ddof=1))
+        found.append((name, mean, sd, mean / (sd / math.sqrt(len(lr)))))
     return found
 
 

@@ -247,9 +247,10 @@ def test_a_loss_of_the_threshold_is_called_unchanged_at_most_beta_of_the_time() 
 
 
 def test_equivalence_takes_beta_split_over_every_test_a_series_can_meet() -> None:
-    assert v.beta_looks(1, 2) == 3  # the screening's one look; with each of the 2 later looks
-    assert v.beta_looks(2, 2) == 6
+    # the screening's one look, with each of the 2 later looks: 1 + 2 tests; two looks: 2 + 4;
     # weighted: the screening's tests a fifth of β, the pooled ones the rest; all of it alone
+    screen, pooled = v.beta_levels(1, 2)
+    assert screen + 2 * pooled == pytest.approx(v.BETA)
     screen, pooled = v.beta_levels(2, 2)
     assert 2 * screen + 2 * 2 * pooled == pytest.approx(v.BETA)
     assert screen == pytest.approx(v.BETA * v.BETA_SCREEN / 2)

@@ -119,13 +119,6 @@ def equivalent(iv: Interval, worse: np.ndarray, better: np.ndarray) -> np.ndarra
     return (iv.n >= MIN_ROUNDS) & (iv.lo > worse) & (iv.hi < better)
 
 
-def beta_looks(screen_looks: int, second_looks: int) -> int:
-    """How many tests of equivalence one series can meet: at each look the screening can stop
-    at, its pooled rounds with each of the second stage's looks or none of them. The union
-    bound over all of them holds whichever the data pick."""
-    return max(screen_looks, 1) * (1 + max(second_looks, 0))
-
-
 # The share of β the screening's own tests spend when a second stage follows; the pooled tests
 # (both stages' rounds) get the rest. A weighted Bonferroni split: the levels still sum to β over
 # every test a series can meet. The screening's tests pass only the tight series, whose interval
@@ -135,9 +128,10 @@ BETA_SCREEN = 0.2
 
 
 def beta_levels(screen_looks: int, second_looks: int, beta: float = BETA) -> tuple[float, float]:
-    """The one-sided level of each equivalence test: (the screening's, at each of its looks;
-    the pooled one, at each screening look with each second-stage look). Without a second
-    stage the screening's tests spend all of β."""
+    """The one-sided level of each equivalence test one series can meet: (the screening's, at
+    each look it can stop at; the pooled one, at each of those with each second-stage look).
+    The union bound over all of them holds whichever the data pick. Without a second stage the
+    screening's tests spend all of β."""
     s = max(screen_looks, 1)
     if second_looks <= 0:
         return beta / s, 0.0
