@@ -299,7 +299,7 @@ def test_an_open_benchmark_the_second_stage_measured_shows_its_interval_over_eve
     assert failures == [] and second["rounds"] == 3 and second["decided_unchanged"] == []
     r = second["rows"]["t/open"]
     g = np.log([1.3, 0.75, 1.25] + [NS / head_ns] * 3)
-    iv = v.interval(g[None, :], at)
+    iv = v.mean_interval(g[None, :], at)
     assert r.verdict == "inconclusive" and r.pooled and not r.equivalence and r.rounds == 6
     assert r.change == pytest.approx(np.expm1(iv.mean[0]))
     assert (r.lo, r.hi) == pytest.approx((np.expm1(iv.lo[0]), np.expm1(iv.hi[0])))

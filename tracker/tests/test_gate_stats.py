@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from benchtrack.errors import BadInput
-from benchtrack.gate import config
+from benchtrack.gate import config, trimmed
 from benchtrack.gate import verdict as v
 from benchtrack.lab import ghrule
 
@@ -73,6 +73,45 @@ def test_a_resolved_loss_fails_unless_its_interval_shows_it_smaller_than_the_thr
     assert v.VERDICTS[codes[0]] == "inconclusive"
     codes, _, _ = v.sequential(counts - 0.03, 0.05, 0.01, [3], exact=np.array([True]))
     assert v.VERDICTS[codes[0]] == "regressed"
+
+
+def test_one_wild_round_does_not_hide_a_loss() -> None:
+    """A steady 6% loss over 16 rounds, one of which ran 30% the other way (a co-tenant's burst
+    on one side): the mean's t interval reaches past 0, the change interval does not."""
+    rng = np.random.default_rng(3)
+    g = math.log(0.94) + rng.normal(0.0, 0.01, size=(1, 16))
+    g[0, 7] = math.log(1.30)
+    level = 0.001
+    assert v.mean_interval(g, level).hi[0] > 0
+    iv = v.interval(g, level)
+    assert iv.hi[0] < 0 and iv.lo[0] < math.log(0.95)
+    assert v.VERDICTS[v.decide(iv, *v.band(np.array([0.05])))[0]] == "regressed"
+
+
+def test_trimmed_mean_and_its_error_are_yuens() -> None:
+    """Yuen's (WRS2 `yuen`'s one-sample term) on 10 rounds at 20%: the 2 lowest and 2 highest
+    cut for the mean, set to their nearest kept value for the winsorized variance s_w²;
+    se² = (n - 1) s_w² / (h (h - 1)), h = 6 rounds kept."""
+    x = np.array([0.9, -0.4, 0.1, 0.0, 0.3, -2.0, 0.2, 0.15, -0.1, 0.05])
+    mean, se = trimmed.mean_se(x[None, :], np.array([10]))
+    s = np.sort(x)
+    assert mean[0] == pytest.approx(np.mean(s[2:8]))
+    w = np.clip(s, s[2], s[7])
+    assert se[0] == pytest.approx(math.sqrt(9 * np.var(w, ddof=1) / (6 * 5)))
+    assert int(trimmed.dof(10)) == 5 and int(trimmed.cut(4)) == 0
+
+
+@pytest.mark.parametrize("n", [5, 16, 21])
+def test_the_change_interval_keeps_its_level_on_clean_and_wild_rounds(n: int) -> None:
+    """Both halves of the change interval at half the level: under no change, its lower end
+    passes 0 no more often than the level, on normal rounds and on rounds 6% of which are 8
+    times as spread (one-sided 2.5%, 40,000 series, a fixed seed: 3 sd of slack)."""
+    rng = np.random.default_rng(7)
+    size, level = (40_000, n), 0.025
+    slack = 3 * math.sqrt(level * (1 - level) / size[0])
+    wild = rng.random(size) < 0.06
+    for g in (rng.standard_normal(size), np.where(wild, 8.0, 1.0) * rng.standard_normal(size)):
+        assert np.mean(v.interval(g, level).lo > 0) <= level + slack
 
 
 def test_noise_is_inconclusive_not_a_verdict() -> None:

@@ -40,7 +40,7 @@ def _intervals(data: Rounds, rows: list[Row], at: float) -> v.Interval:
     b = np.array([data.padded("base", r.name) for r in rows])
     h = np.array([data.padded("head", r.name) for r in rows])
     g = v.goodness(b, h, np.array([r.direction != "smaller" for r in rows]))
-    return v.interval(g, at)
+    return v.mean_interval(g, at)
 
 
 def _margins(rows: list[Row]) -> tuple[np.ndarray, np.ndarray]:

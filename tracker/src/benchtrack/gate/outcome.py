@@ -224,7 +224,8 @@ def analyse(
         iv = v.interval(g, level, exact)
         worse, better = v.band(thresholds)
         codes = v.decide(iv, worse, better, exact)
-        can_stop = bool(v.can_stop(iv, worse, better, level, looks[-1], exact))
+        spread = v.mean_interval(g, level)
+        can_stop = bool(v.can_stop(iv, worse, better, level, looks[-1], exact, spread))
         primary = _primaries(names)
         disagrees = _disagreements(names, iv)
         for i, n in enumerate(names):

@@ -125,7 +125,7 @@ def two_stages(
     # The equivalence test on the screening's rounds, at its stopping look.
     s_level, b_level = v.beta_levels(len(looks), len(looks2), beta)
     g1_used = v.first_rounds(g1, stop1, g1.shape[-1])
-    same = v.equivalent(v.interval(g1_used, s_level), eq_worse, eq_better) & ~np.asarray(exact)
+    same = v.equivalent(v.mean_interval(g1_used, s_level), eq_worse, eq_better) & ~np.asarray(exact)
     improved = codes1 == v.IMPROVED_C
     same |= codes1 == v.UNCHANGED_C
     wanted = np.ones(codes1.shape[-1], dtype=bool) if primary is None else np.asarray(primary)
@@ -151,13 +151,15 @@ def two_stages(
         seconds2 += step * per_round
         measured = np.arange(g2.shape[-1]) < had[..., None]
         g2_had = np.where(measured, g2, np.nan)
-        iv = v.interval(np.where(picked[..., None], g2_had, np.nan), level[..., None])
+        g2_picked = np.where(picked[..., None], g2_had, np.nan)
+        iv = v.interval(g2_picked, level[..., None])
         c = v.decide(iv, worse, better)
         codes2 = np.where(active & ~done[..., None], c, codes2)
-        pooled = v.interval(np.concatenate([g1_used, g2_had], axis=-1), b_level)
+        pooled = v.mean_interval(np.concatenate([g1_used, g2_had], axis=-1), b_level)
         same |= active & v.equivalent(pooled, eq_worse, eq_better)
         left_open = picked & (codes2 == v.INCONCLUSIVE_C)
-        reach = left_open & v.could_become_regressed(iv, worse, level[..., None], looks2[-1])
+        spread = v.mean_interval(g2_picked, level[..., None])
+        reach = left_open & v.could_become_regressed(spread, worse, level[..., None], looks2[-1])
         n_last = int(np.max(stop1, initial=0)) + looks2[-1]
         reach |= v.could_become_unchanged(pooled, eq_worse, eq_better, b_level, n_last)
         active &= ~same & ~(codes2 == v.REGRESSED_C) & (reach | (pooled.n < v.MIN_ROUNDS))
