@@ -264,3 +264,16 @@ def test_the_terminal_shows_every_name_as_text() -> None:
     text = out.getvalue()
     for said in [*names, "python/o[/]", "python/e[/x]: [red]boom[/]", "base main[/]"]:
         assert said in text, said
+
+
+def test_a_merge_missing_a_shard_is_commented_too(tmp_path: Path) -> None:
+    """gate-merge names what a missing shard left unmeasured by its benchmarks and by
+    "shard K/N's unplanned benchmarks": gate-comment reads both (it refused the second)."""
+    plan, paths = shard_files(tmp_path)
+    out = tmp_path / "artifacts" / "gate-x-2cpu"
+    assert main(["gate-merge", "--plan", str(plan), "--out", str(out), paths[0]]) == 3
+    comment = tmp_path / "comment.md"
+    assert main(["gate-comment", "--artifacts", str(out.parent), "--out", str(comment)]) == 0
+    said = "\n".join(texts(comment.read_text()))
+    assert "shard 2/2's unplanned benchmarks failed on the head side" in said
+    assert live(comment.read_text()) == []
