@@ -183,7 +183,10 @@ CORPUS: list[tuple[str, Callable[[], Artifacts], str | None]] = [
     ("not-an-object", one(b"[1, 2]"), ""),
     ("benchmarks-an-object", one(with_field("benchmarks", {"a": 1})), "benchmarks"),
     ("name-a-number", one(with_field("benchmarks.0.name", 7)), "benchmarks[0].name"),
-    ("name-html", one(with_field("benchmarks.0.name", HTML)), "benchmarks[0].name"),
+    ("name-html", one(with_field("benchmarks.0.name", HTML)), "benchmarks[0].name"),  # no suite
+    ("name-everything", one(with_field("benchmarks.0.name", f"python/{EVERYTHING}")), None),
+    ("name-zero-width", one(with_field("benchmarks.0.name", f"python/{ZERO_WIDTH}")), None),
+    ("name-bidi", one(with_field("benchmarks.0.name", f"python/{BIDI}")), "benchmarks[0].name"),
     ("unit-emphasis", one(with_field("benchmarks.0.unit", "a _b_ c/s")), "benchmarks[0].unit"),
     ("rounds-a-bool", one(with_field("benchmarks.0.rounds", True)), "benchmarks[0].rounds"),
     ("suite-markup", one({**tails("x"), "suite_failures": [failure("x", LINK)]}),
@@ -204,6 +207,7 @@ _MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])  # GitHub: Com
 _OUR_HTML = re.compile(
     rf"{re.escape(COMMENT_MARKER)}\n|</details>\n"
     r"|<details><summary>(\d+ vCPU \()?<code>[a-z0-9._-]+</code>\)?: all \d+ benchmarks</summary>\n"
+    r"|<details><summary>All \d+ benchmarks</summary>\n"  # gate.md's (test_gate_names)
 )
 # What GitHub still turns into a link or a notification in plain text (its autolink extension).
 _LINKIFIED = re.compile(r"@\w|https?://|www\.", re.IGNORECASE)

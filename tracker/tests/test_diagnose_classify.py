@@ -369,10 +369,10 @@ def test_names_from_the_run_are_inert():
     counts = c.Counts(0.2, ((nasty, 0.2),))
     head = ev(wall=2 * MS, user=1 * MS, system=1 * MS, syscalls={nasty: 3.0})
     line = text.line(entry(c.classify(ev(), head, counts)))
-    assert "`f'¦@team <b>[x](http://e)\\u202e`" in line
-    assert "\u202e" not in line and "|" not in line
+    assert "`` f` ``\\|`@team <b>[x](http://e)\\u202e`" in line
+    assert "\u202e" not in line and line.count("|") == line.count("\\|")  # every | escaped
     reason = text.line({"status": "failed", "reason": "x`y\n| z"})
-    assert reason == "diagnosis failed: `x'y\\u000a¦ z`"
+    assert reason == "diagnosis failed: ``x`y\\u000a``\\|` z`"
 
 
 def test_the_plain_line_is_the_same_without_markdown():
@@ -385,7 +385,7 @@ def test_the_plain_line_is_the_same_without_markdown():
         "syscalls: +3 a**b`c|d\\u202e a call, system CPU time +1 ms a call "
         "(all of this run's wall time a call +100.0%)"
     )
-    assert text.line(e).startswith("**syscalls**: +3 `a**b'c¦d\\u202e` a call")
+    assert text.line(e).startswith("**syscalls**: +3 ``a**b`c``\\|`d\\u202e` a call")
     failed = {"status": "failed", "reason": "x`y\n**z**"}
     assert text.line(failed, plain=True) == "diagnosis failed: x`y\\u000a**z**"
 

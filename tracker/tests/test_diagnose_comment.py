@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_comment_inert import live
 from test_gate_comment import verdict, write
 
 from benchtrack.cli import main
@@ -70,10 +71,10 @@ def test_names_from_the_prs_run_are_inert(tmp_path):
     diagnosis["kinds"][1]["functions"][0]["function"] = nasty
     body = comment(tmp_path, diagnosis)
     line = body[body.index("### Why it is slower") :].splitlines()[2]
-    span = "`x'</code><img src=x>¦@org/team [a](https://evil)\\u202e\\u000a# Approve`"
-    assert span in line, line  # the function's
-    assert "(+1 `x'</code><img src=x>¦@org/team [a](http…` a call)" in line  # a syscall: cut at 40
-    assert "\u202e" not in body and "\n# Approve" not in body
+    span = "``x`</code><img src=x>``\\|`@org/team [a](https://evil)\\u202e\\u000a# Approve`"
+    assert span in line, line  # the function's: each `|` between spans, escaped
+    assert "(+1 ``x`</code><img src=x>``\\|`@org/team [a](http…` a call)" in line  # cut at 40
+    assert "\u202e" not in body and "\n# Approve" not in body and live(body) == []
     body = comment(tmp_path / "b", {"status": "failed", "reason": nasty})
     assert f"diagnosis failed: {span}" in body
 
@@ -105,7 +106,8 @@ def test_a_profiles_frame_and_thread_from_the_prs_run_are_inert(tmp_path):
     body = comment(tmp_path, {**WAITING, "profile": {**PROFILE, "top": top}})
     line = body[body.index("### Why it is slower") :].splitlines()[2]
     assert (
-        "most gained: `x'</code><img src=x>¦@org/team [a](https://evil)\\u202e\\u000a# Ap" in line
+        "most gained: ``x`</code><img src=x>``\\|`@org/team [a](https://evil)\\u202e\\u000a# Ap"
+        in line
     )
     assert "\u202e" not in body and "\n# Approve" not in body
 

@@ -348,6 +348,31 @@ def test_worker_breaking_the_protocol_fails(tmp_path: Path, mode: str, expected:
     assert_stopped(workers)
 
 
+@pytest.mark.parametrize(
+    ("name", "mode"),
+    [
+        ("t/esc\x1b[31m", "ok"),
+        ("t/\u202eevil", "ok"),
+        ("t/" + "x" * 300, "ok"),
+        ("nosuite", "ok"),
+        ("t/bell\x07", "fail_before_ready"),
+    ],
+    ids=["control", "bidi", "too-long", "no-suite", "error-line"],
+)
+def test_a_name_off_the_contract_fails_the_worker_naming_it(
+    tmp_path: Path, name: str, mode: str
+) -> None:
+    """A name the gate could not write (result.NAME_RULE) fails the worker where it enters,
+    its repr in the message and in the log's tail the suite's failure shows."""
+    workers = pair_of(tmp_path, [bench("t/a")], [bench("t/a"), bench(name, mode=mode)])
+    with pytest.raises(lockstep_worker.WorkerFailed) as caught:
+        lockstep.measure(workers, lockstep.Plan(pairs=5, seconds=30), flip=False, timeout=HANG)
+    said = "a benchmark name '<suite>/<name as the harness wrote it>' of at most 256 characters"
+    assert caught.value.side == "head" and said in caught.value.message
+    assert caught.value.message.endswith(f"got {name!r}") and repr(name) in caught.value.tail
+    assert_stopped(workers)
+
+
 def test_timeout_fails_the_hanging_worker(tmp_path: Path) -> None:
     base = [bench("t/alpha")]
     head = [bench("t/alpha", mode="hang")]
@@ -1126,6 +1151,17 @@ def test_lockstep_round_turns_a_worker_failure_into_a_suite_failure(tmp_path: Pa
     failed = out[0][1]
     assert isinstance(failed, SuiteFailed)
     assert failed.failure.what == "run" and "dying in t/a" in failed.failure.tail
+
+
+def test_a_name_off_the_contract_fails_the_suite_saying_which(tmp_path: Path) -> None:
+    """The suite fails (exit 3, its benchmarks not written), its failure's tail naming it."""
+    suite = _worker_suite(tmp_path, [bench("t/a")], [bench("t/a\u2066x")])
+    base, head = _sides(tmp_path)
+    envs = {("ls", co.side): {**os.environ, "GATE_SIDE": co.side} for co in (base, head)}
+    (co, failed), *_ = measure_lockstep(suite, (base, head), envs, None, tmp_path / "logs", 0)
+    assert co.side == "head" and isinstance(failed, SuiteFailed) and failed.failure.suite == "ls"
+    assert "a benchmark name '<suite>/" in failed.failure.tail
+    assert "got 't/a\\u2066x'" in failed.failure.tail
 
 
 def test_lockstep_round_of_several_processes_gives_one_value_each(tmp_path: Path) -> None:

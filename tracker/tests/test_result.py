@@ -111,6 +111,9 @@ BAD = [
     ("benchmarks.0.name", "rust/a\n", "benchmarks[0].name", "without control characters"),
     ("benchmarks.0.name", "rust/a\u2028b", "benchmarks[0].name", "without control characters"),
     ("benchmarks.0.name", "rust/a\x85", "benchmarks[0].name", "without control characters"),
+    ("benchmarks.0.name", "rust/a\u202eb", "benchmarks[0].name", "or bidi controls"),
+    ("benchmarks.0.name", "rust/\u2066a", "benchmarks[0].name", "or bidi controls"),
+    ("benchmarks.0.name", "rust/" + "x" * 252, "benchmarks[0].name", "at most 256 characters"),
     ("benchmarks.0.name", "python/streams/x", "benchmarks[0].name", "'rust/'"),
     ("benchmarks.1.name", "rust/streams/async_next", "benchmarks[1].name", "unique"),
     ("benchmarks.0.params", {"x": [1]}, "benchmarks[0].params", "scalar"),
@@ -149,6 +152,9 @@ def test_bad_field_names_file_field_and_expectation(path, value, field, expected
         "rust/BM_Foo/8/real_time",  # Google Benchmark's
         "rust/über/ü 100% (x)",
         "rust/../..//",
+        "rust/a|b *c* #1 @x `d` <e> [f](g)",  # Markdown's characters: shown as code
+        "rust/zero\u200bwidth",  # shown as its escape
+        "rust/" + "𝔸" * 251,  # 256 characters, the most
     ],
 )
 def test_names_are_kept_as_the_harness_wrote_them(name):

@@ -34,13 +34,27 @@ SMALLER_UNITS = frozenset({"B", "KB", "MB", "GB", "KiB", "MiB", "GiB", "ns", "us
 # Instruction counts per unit of work (benchtrack.gate.callgrind), e.g. "instructions/item".
 COUNT_UNIT_RE = re.compile(r"^instructions/[A-Za-z][A-Za-z0-9_ \-]*$")
 
-# A name is `<suite>/<the name as the harness wrote it>`: the harness's part verbatim (spaces,
-# brackets, slashes, unicode: `python/test_x[10-async]`, `googlebenchmark/BM_Foo/8/real_time`),
-# only control characters and line breaks refused (they break one-line reports and the history's
-# JSON readers' tooltips). The suite prefix keeps two suites' equal names apart in one data.js
-# and is how the history and the dashboard tell a series' suite. No name becomes a path as it
-# is: the dashboard's files are a slug and a hash of their group's name (derive._group_file).
-NAME_RE = re.compile(r"^([a-z0-9][a-z0-9_\-]*)/([^\x00-\x1f\x7f-\x9f\u2028\u2029]+)\Z")
+# A benchmark name: the one contract for every command that reads or writes one (result
+# documents, the gate's lockstep workers, gate-merge and gate-comment; docs/architecture.md,
+# "Names kept verbatim"). `<suite>/<the name as the harness wrote it>`: the harness's part verbatim
+# (spaces, brackets, slashes, `|`, `*`, `#`, `@`, backticks, unicode: `python/test_x[10-async]`,
+# `googlebenchmark/BM_Foo/8/real_time`, `criterion/sort/Vec<u64> (sorted)`), at most MAX_NAME
+# characters, without what would break a one-line report or make a name read otherwise than it
+# is written: control characters (C0, C1), line and paragraph separators, and Unicode's
+# Bidi_Control characters (U+061C, U+200E-200F, U+202A-202E, U+2066-2069: overrides, embeddings,
+# isolates and marks reorder the text around them). Other invisible characters (a zero-width
+# space) are allowed and shown as escapes wherever a name is shown (gate/mdtext.py). Every
+# Markdown the gate writes shows any such name safely as code (mdtext.code). The suite prefix
+# keeps two suites' equal names apart in one data.js and is how the history and the dashboard
+# tell a series' suite. No name becomes a path as it is: the dashboard's files are a slug and a
+# hash of their group's name (derive._group_file).
+MAX_NAME = 256  # 4 bytes a character at most in UTF-8: 1 KB, well inside gate.json's ROW_BYTES
+_REFUSED = "\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+NAME_RE = re.compile(rf"^([a-z0-9][a-z0-9_\-]*)/([^{_REFUSED}]+)\Z")
+NAME_CHARS = (
+    f"of at most {MAX_NAME} characters, without control characters, line breaks or bidi controls"
+)
+NAME_RULE = f"'<suite>/<name as the harness wrote it>' {NAME_CHARS}"
 # An error names a benchmark or a whole group (`rust/walk`, a bench binary that died early).
 ERROR_NAME_RE = NAME_RE
 # A companion series of a benchmark, stored beside it: `<name> (instructions)`, its instruction
@@ -48,9 +62,17 @@ ERROR_NAME_RE = NAME_RE
 COMPANION_SERIES = ("instructions",)
 COMPANION_RE = re.compile(rf"^(.*) \(({'|'.join(COMPANION_SERIES)})\)$")
 THROUGHPUT_UNIT_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_ \-]*/s$")
-CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+CONTROL_RE = re.compile(f"[{_REFUSED}]")  # what a name, a unit or an id may not hold
 COMMIT_ID_RE = re.compile(r"^[0-9a-f]{40}$")
 SUITE_RE = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
+
+
+def is_name(text: object, shaped: bool = True) -> bool:
+    """`text` keeps the name contract (NAME_RE, MAX_NAME); not `shaped`: its characters and
+    length only (what failed may be a suite, or gate-merge's shard that gave no verdict)."""
+    if not isinstance(text, str) or not 0 < len(text) <= MAX_NAME:
+        return False
+    return NAME_RE.match(text) is not None if shaped else CONTROL_RE.search(text) is None
 
 
 def smaller_unit(unit: str) -> bool:
@@ -353,13 +375,8 @@ class _Validator:
         companion = COMPANION_RE.match(name)
         base = companion.group(1) if companion else name
         match = (ERROR_NAME_RE if error else NAME_RE).match(base)
-        if not match:
-            raise self.fail(
-                f"{where}.name",
-                "a name '<suite>/<name as the harness wrote it>' without control characters, "
-                "or it + ' (instructions)'",
-                name,
-            )
+        if not match or not is_name(base):
+            raise self.fail(f"{where}.name", f"a name {NAME_RULE}, or it + ' (instructions)'", name)
         # `<name> (<series>)` belongs in the document of suite `<suite>-<series>`, and only there.
         owner = f"{match.group(1)}-{companion.group(2)}" if companion else match.group(1)
         if owner != suite:
@@ -374,7 +391,9 @@ class _Validator:
             raise self.fail(f"{where}.direction", '"bigger" or "smaller"', direction)
         unit = self.text(data, "unit", where)
         if CONTROL_RE.search(unit):
-            raise self.fail(f"{where}.unit", "a unit without control characters", unit)
+            raise self.fail(
+                f"{where}.unit", "a unit without control characters or bidi controls", unit
+            )
         # A unit whose direction is known must have it (a size read as a throughput is a bug);
         # any other unit (`allocs`, a custom tool's `Percent`) takes the direction declared.
         if direction == "bigger" and smaller_unit(unit):

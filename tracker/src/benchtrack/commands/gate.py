@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
@@ -86,7 +87,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     started = time.monotonic()  # the job's whole gate, for the summary's "took"
     console = Console(stderr=True)
-    say = lambda msg: console.print(f"[dim]gate:[/] {msg}", highlight=False)  # noqa: E731
+    # a message may hold a name or a path: text, not rich markup (`[/tmp]` would raise)
+    say = lambda msg: console.print(f"[dim]gate:[/] {escape(msg)}", highlight=False)  # noqa: E731
     root = worktree.repo_root(Path.cwd())
     cfg = config.load(args.config or root / config.CONFIG_NAME)
     if args.threshold is not None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import output_file
+from benchtrack.result import SUITE_RE
 
 NAME = "step-worker"
 HELP = (
@@ -57,6 +58,8 @@ def _module(kind: str):
 def run(args: argparse.Namespace) -> int:
     from benchtrack import stepworker
 
+    if not SUITE_RE.match(args.suite):  # every name it offers starts SUITE/ (result.NAME_RE)
+        raise BadInput("--suite", None, "a lowercase suite name (a-z, 0-9, -, _)", args.suite)
     module = _module(args.kind)
     if args.kind == "pytest":
         if args.build:

@@ -35,9 +35,12 @@ from benchtrack.gate.outcome import SCHEMA, Outcome, Row
 from benchtrack.result import (
     COUNT_UNIT_RE,
     DIRECTIONS,
+    NAME_CHARS,
+    NAME_RULE,
     SMALLER_UNITS,
     SUITE_RE,
     THROUGHPUT_UNIT_RE,
+    is_name,
     slug,
 )
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
@@ -66,15 +69,12 @@ REF_RE = re.compile(r"^[A-Za-z0-9._/@^~+-]{0,100}$")
 SHA_RE = re.compile(r"^[0-9a-f]{0,40}$")
 RUNNER_RE = re.compile(r"^[a-z0-9._-]{0,100}$")  # a runner key, slugged (result.slug)
 VERDICTS = {REGRESSED, IMPROVED, UNCHANGED, INCONCLUSIVE}
-# A name is `<suite>/<the name as the harness wrote it>` (result.NAME_RE): as many segments as
-# the harness writes (`synth/b0011` of a custom lockstep harness, `go/BenchmarkX` of one Go
-# package, this repository's three or four of docs/conventions.md), every one the gate measured
-# and wrote. Result documents allow any characters but control ones; a comment shows only names
-# of this safe alphabet (nothing Markdown reads).
-_SEGMENT = r"[A-Za-z0-9_.,:=+\-]+"
-NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT})+$")
-# A step error names its benchmark; a run that failed without naming one, its suite.
-ERROR_NAME_RE = re.compile(rf"^({_SEGMENT})(/{_SEGMENT})*$")
+# A name is any the gate writes: result.NAME_RULE (`<suite>/<the name as the harness wrote
+# it>`, spaces, brackets, `|`, `@`, backticks and all, at most result.MAX_NAME characters, no
+# control or bidi characters), checked by result.is_name, the one place of that contract; the
+# Markdown shows it as code (mdtext.code), whatever it holds. What failed may also be a suite
+# (a run that named no benchmark) or gate-merge's shard that gave no verdict: its characters and
+# length are checked, not its shape.
 # A unit is shown as text in the tables: an underscore not inside a word could start emphasis.
 _LOOSE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
@@ -218,16 +218,12 @@ class _Checker:
         self.that(ok, field, f"text matching {pattern.pattern}", value)
         return value  # type: ignore[return-value]
 
-    def name(self, value: object, field: str) -> str:
-        """A benchmark name, or a series key `<name> (<series>)` (benchtrack.gate.config)."""
+    def name(self, value: object, field: str, shaped: bool = True) -> str:
+        """A benchmark name, or a series key `<name> (<series>)` (benchtrack.gate.config); not
+        `shaped`: what failed (a benchmark, a suite, a shard), its characters and length only."""
         name, _ = split_key(value) if isinstance(value, str) else (value, "")
-        self.text(name, field, NAME_RE)
-        return value  # type: ignore[return-value]
-
-    def error_name(self, value: object, field: str) -> str:
-        """What failed: a benchmark or a suite, as a series key `<name> (<series>)` or alone."""
-        name, _ = split_key(value) if isinstance(value, str) else (value, "")
-        self.text(name, field, ERROR_NAME_RE)
+        expected = f"a name {NAME_RULE if shaped else NAME_CHARS}"
+        self.that(is_name(name, shaped), field, expected, value)
         return value  # type: ignore[return-value]
 
     def duration(self, value: object, where: str, nan: bool = False) -> float:
@@ -293,7 +289,7 @@ class _Checker:
             entries = value.get(side, {})
             self.that(isinstance(entries, dict), f"failed.{side}", "an object")
             out[side] = {
-                self.error_name(n, f"failed.{side}"): _message(m)
+                self.name(n, f"failed.{side}", shaped=False): _message(m)
                 for n, m in list(entries.items())[:50]
             }
         return out
@@ -384,6 +380,6 @@ class _Checker:
 
 
 def _message(value: object, limit: int = 200) -> str:
-    """A failure message for a code block: text only, cut short, no fence of its own."""
+    """A failure message, for a code span or a fenced block (mdtext): text only, cut short."""
     text = value if isinstance(value, str) else ""
-    return text[:limit].replace("`", "'")
+    return text[:limit]

@@ -238,7 +238,7 @@ def attach(doc: dict[str, Any], profiles: Path) -> None:
 def lines(entry: dict[str, Any]) -> str:
     """`f` +x% · `g` +y% · ...: the top functions of one benchmark, each as inert code."""
     return " · ".join(
-        f"{code(f['function'])} {pct(f['share'])}" for f in entry.get("functions", [])[:TOP]
+        f"{code(f['function'], 120)} {pct(f['share'])}" for f in entry.get("functions", [])[:TOP]
     )
 
 

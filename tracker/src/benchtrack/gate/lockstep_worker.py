@@ -11,9 +11,11 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from benchtrack.machine.cpuset import pinned
 from benchtrack.machine.processes import stop_group
+from benchtrack.result import NAME_RULE, is_name
 
 TAIL_LINES = 30
 
@@ -31,6 +33,9 @@ class StepError:
     name: str
     message: str
     side: str | None = None  # the side that failed; None: both (they disagree)
+
+
+T = TypeVar("T", Ready, StepError)
 
 
 class WorkerFailed(Exception):
@@ -108,15 +113,23 @@ class Worker:
                 except (IndexError, ValueError):
                     expected = "expected 'ready NAME<tab>UNIT<tab>ELEMENTS[<tab>CLOCK]'"
                     raise self.failed(f"{expected}, got {line!r}") from None
-                if not ready.name or not ready.elements > 0:
-                    raise self.failed(f"expected a name and elements > 0, got {line!r}")
-                return ready
+                if not ready.elements > 0:
+                    raise self.failed(f"expected elements > 0, got {line!r}")
+                return self._named(ready)
             if word == "error":
                 name, _, message = rest.partition("\t")
-                errors.append(StepError(name, message or "failed"))
+                errors.append(self._named(StepError(name, message or "failed")))
                 continue
             raise self.failed(f"expected 'ready' or 'error', got {line!r}")
         return None
+
+    def _named(self, offer: T) -> T:
+        """`offer`, whose name keeps the contract every name the gate writes keeps (result.
+        NAME_RULE); else the worker broke the protocol: one that flowed on would be written
+        into gate.json, which gate-merge and gate-comment then refuse."""
+        if not is_name(offer.name):
+            raise self.failed(f"a benchmark name {NAME_RULE}, got {offer.name!r}")
+        return offer
 
     def run(self, n: int) -> tuple[float, ...] | str:
         """Nanoseconds for `n` calls (one per clock), or the benchmark's error message."""
@@ -142,6 +155,7 @@ class Worker:
             self._logfile.flush()
 
     def failed(self, message: str) -> WorkerFailed:
+        self.note(message)  # in its log, so the tail the suite's failure shows says it
         self.stop()
         return WorkerFailed(self.side, message, self.tail())
 

@@ -143,8 +143,8 @@ def _size_details(s: Size) -> list[str]:
     o = s.outcome
     if o.skipped:
         return [f"- {s.label}: {render.headline(o).split(' · ')[0]}", ""]
-    # names passed gate_comment's check (a safe alphabet): the gate's own table shows them as code;
-    # the summary is HTML, where Markdown's code is not
+    # the table shows names as code (mdtext.code); the summary is HTML, where Markdown's code is
+    # not: the key is a slugged runner key (comment.RUNNER_RE, [a-z0-9._-]), safe as it is
     label = f"{s.label} (<code>{s.key}</code>)" if _CPUS.search(s.key) else f"<code>{s.key}</code>"
     return [
         f"<details><summary>{label}: all {len(o.rows)} benchmarks</summary>",

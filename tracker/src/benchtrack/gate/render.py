@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from benchtrack.fsutil import atomic_write
 from benchtrack.gate import skip
@@ -50,7 +52,8 @@ def untold(o: Outcome) -> list[Row]:
     return [r for r in o.rows if r.primary and r.verdict == INCONCLUSIVE]
 
 
-def headline(o: Outcome) -> str:
+def headline(o: Outcome, show: Callable[[object], str] = code) -> str:
+    """The verdict in one line, the refs `show`n (Markdown code; str in a terminal)."""
     m = o.meta
     n_reg = len(_benchmarks(o.regressions))
     n_imp = len(o.improvements)
@@ -68,8 +71,9 @@ def headline(o: Outcome) -> str:
     if n_imp:
         state += f", {n_imp} improvement{'s' * (n_imp != 1)}"
     return (
-        f"{state} · base `{m.get('base', {}).get('ref')}` ({m.get('base', {}).get('sha', '')[:10]})"
-        f" → head `{m.get('head', {}).get('ref')}` ({m.get('head', {}).get('sha', '')[:10]})"
+        f"{state} · base {show(m.get('base', {}).get('ref'))} "
+        f"({m.get('base', {}).get('sha', '')[:10]}) → head {show(m.get('head', {}).get('ref'))} "
+        f"({m.get('head', {}).get('sha', '')[:10]})"
     )
 
 
@@ -187,8 +191,8 @@ def markdown(o: Outcome) -> str:
         lines.append(
             "Not compared (present on one side only): "
             + ", ".join(
-                [f"`{n}` (base only)" for n in o.only_base]
-                + [f"`{n}` (head only)" for n in o.only_head]
+                [f"{code(n)} (base only)" for n in o.only_base]
+                + [f"{code(n)} (head only)" for n in o.only_head]
             )
         )
         lines.append("")
@@ -215,8 +219,8 @@ def _table(rows: list[Row]) -> list[str]:
     for r in rows:
         unit = f" {r.unit}" + (" ↓" if r.direction == "smaller" else "")
         out.append(
-            f"| `{r.name}` | {number(r.base)}{unit} | {number(r.head)}{unit} | {pct(r.change)} | "
-            f"{interval(r)} | {r.threshold * 100:g}% | {mark(r)}"
+            f"| {code(r.name)} | {number(r.base)}{unit} | {number(r.head)}{unit} | "
+            f"{pct(r.change)} | {interval(r)} | {r.threshold * 100:g}% | {mark(r)}"
             f"{' · ⚠️ smaller loss' if r.smaller_loss else ''} |"
         )
     return out
@@ -224,9 +228,10 @@ def _table(rows: list[Row]) -> list[str]:
 
 def terminal(o: Outcome, console: Console) -> None:
     if o.skipped:
-        console.print(f"benchtrack gate: {headline(o).replace('`', '')}", highlight=False)
+        console.print(f"benchtrack gate: {headline(o, str)}", markup=False, highlight=False)
         return
-    table = Table(title=f"benchtrack gate: {headline(o).replace('`', '')}", title_justify="left")
+    # names and messages are text, never rich markup: `test_x[/tmp]` would raise, `[bold]` vanish
+    table = Table(title=Text(f"benchtrack gate: {headline(o, str)}"), title_justify="left")
     for col, just in (
         ("benchmark", "left"),
         ("base", "right"),
@@ -239,7 +244,7 @@ def terminal(o: Outcome, console: Console) -> None:
     for r in o.rows:
         unit = f" {r.unit}" + (" (smaller is better)" if r.direction == "smaller" else "")
         table.add_row(
-            r.name,
+            Text(r.name),
             number(r.base) + unit,
             number(r.head),
             pct(r.change),
@@ -251,17 +256,16 @@ def terminal(o: Outcome, console: Console) -> None:
     console.print(method_line(o), highlight=False)
     console.print(f"verdicts: {counts(o)}", highlight=False)
     for n in o.only_base:
-        console.print(f"only in base (not compared): {n}", highlight=False)
+        console.print(f"only in base (not compared): {n}", markup=False, highlight=False)
     for n in o.only_head:
-        console.print(f"only in head (not compared): {n}", highlight=False)
+        console.print(f"only in head (not compared): {n}", markup=False, highlight=False)
     for side in ("base", "head"):
         for name, msg in sorted(o.failed.get(side, {}).items()):
-            console.print(f"[red]failed on {side}:[/] {name}: {msg}", highlight=False)
+            said = Text(f"failed on {side}:", style="red") + f" {name}: {msg}"
+            console.print(said, highlight=False)
     for f in o.suite_failures:
-        console.print(
-            f"[red]{f.suite} failed to {f.what} on the {f.side} side[/] (log {f.log}); last lines:",
-            highlight=False,
-        )
+        said = Text(f"{f.suite} failed to {f.what} on the {f.side} side", style="red")
+        console.print(said + f" (log {f.log}); last lines:", highlight=False)
         console.print(f.tail, markup=False, highlight=False)
 
 
@@ -269,6 +273,7 @@ def write(out_dir: Path, outcome: Outcome, doc: dict, tail: str = "") -> str:
     """gate.json (`doc`) and gate.md (the outcome's Markdown, then `tail`) in `out_dir`: their one
     writer, for the gate and for gate-merge alike. Returns the Markdown (for a job summary)."""
     atomic_write(out_dir / "gate.json", orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
-    md = markdown(outcome) + tail
+    # a blank line first: the table's </details> block would otherwise hold the tail's heading
+    md = markdown(outcome) + (f"\n{tail}" if tail else "")
     atomic_write(out_dir / "gate.md", md)
     return md

@@ -54,7 +54,10 @@ def _benchmark(new: Path, home: Path, metas: dict[str, dict[str, Any]], where: s
     name = "/".join(str(p) for p in parts if p not in (None, ""))
     if CONTROL_RE.search(name):
         raise BadInput(
-            bench_file, "group_id/function_id/value_str", "an id without control characters", name
+            bench_file,
+            "group_id/function_id/value_str",
+            "an id without control characters or bidi controls",
+            name,
         )
     meta = _meta(home, group, metas)
     per_iter, unit = _throughput(info.get("throughput"), meta, bench_file)
