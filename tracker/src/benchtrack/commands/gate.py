@@ -8,17 +8,19 @@ import re
 import shutil
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
 
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import output_dir
+from benchtrack.fsutil import output_dir, output_file
 from benchtrack.gate import (
     config,
     function_diff,
     idle,
+    prebuilt,
     render,
     shards,
     skip,
@@ -29,7 +31,7 @@ from benchtrack.gate import (
 from benchtrack.gate.diagnose import run as diagnose
 from benchtrack.gate.diagnose import text as diagnosis_text
 from benchtrack.gate.outcome import Outcome
-from benchtrack.gate.rounds import RoundPlan
+from benchtrack.gate.rounds import RoundPlan, build_sides
 from benchtrack.gate.suite_run import toolchain_pins
 from benchtrack.machine import runner
 from benchtrack.report import terminal
@@ -63,6 +65,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "`gate-merge` makes the N verdicts one",
     )
     p.add_argument("--shard-plan", type=Path, help="the plan `benchtrack shard-plan` wrote")
+    built = p.add_mutually_exclusive_group()
+    built.add_argument(
+        "--build-only",
+        type=Path,
+        metavar="FILE",
+        help="build both sides, write the builds to FILE (a tar) and stop: one build for the "
+        "shards of a runner size",
+    )
+    built.add_argument(
+        "--prebuilt",
+        type=Path,
+        metavar="FILE",
+        help="measure the builds --build-only wrote to FILE, running no build; builds of another "
+        "base, head, config or suites are refused (exit 2), a changed build too (exit 3)",
+    )
     p.add_argument("--rounds", type=int, help="most rounds (default [gate].rounds)")
     flags.add_threshold(p, "default threshold in percent (default [gate].threshold)")
     p.add_argument("--no-adaptive", action="store_true", help="run every round, no early stop")
@@ -88,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     say = lambda msg: console.print(f"[dim]gate:[/] {msg}", highlight=False)  # noqa: E731
     root = worktree.repo_root(Path.cwd())
-    cfg = config.load(args.config or root / config.CONFIG_NAME)
+    config_path = args.config or root / config.CONFIG_NAME
+    cfg = config.load(config_path)
     if args.threshold is not None:
         cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
     if args.rounds is not None and args.rounds < 3:
@@ -127,14 +145,25 @@ def run(args: argparse.Namespace) -> int:
     if base_sha == head_sha:
         say("[yellow]warning:[/] base and head are the same commit (an A/A run)")
     out_dir = output_dir("--out", args.out or root / "target" / "bench" / "gate")
+    builds_out = output_file("--build-only", args.build_only)
+    shas = {"base": base_sha, "head": head_sha}
     refs = {
         "base": {"ref": args.base, "sha": base_sha, "subject": base_subject},
         "head": {"ref": args.head, "sha": head_sha, "subject": head_subject},
     }
     files = skip.unaffected(root, base_sha, head_sha, cfg.skip_paths)
+    built_config = prebuilt.config_digest(config_path)
+    if files and builds_out is not None:  # the shards skip it too: a manifest, nothing built
+        prebuilt.pack(builds_out, shas, (), 0, [], [], built_config, 0.0)
+        say(f"only skip_paths changed: nothing built; wrote {builds_out}")
+        return 0
     if files:  # nothing to build or measure; the required check still gets its verdict
         outcome = Outcome.skip(files, cfg.alpha, {**refs, "threshold": cfg.threshold})
         return _report(args, outcome, outcome.to_dict(), out_dir, say)
+    pre = None  # the builds --prebuilt names, checked before anything is written
+    if args.prebuilt is not None:
+        pre = prebuilt.read(args.prebuilt)
+        prebuilt.check(pre, shas, [s.name for s in suites], built_config)
     logs = root / "target" / "gate" / "logs"
     profiles = _profiles(out_dir)  # the count suites' functions per side (function_diff)
     made: list[worktree.Checkout] = []  # inside the try: a cancel while adding head removes base
@@ -152,6 +181,10 @@ def run(args: argparse.Namespace) -> int:
             plan = RoundPlan(
                 suites, sides, looks, pins, name_filter, only=only, cpus=cpus, budget=budget
             )
+            if builds_out is not None:
+                return _build_only(builds_out, plan, logs, say, built_config)
+            if pre is not None:
+                plan = _restore(pre, plan, failures, say)
             outcome, data, second = stages.screen_then_confirm(cfg, plan, logs, say, failures)
             runs = diagnose.measure_all(
                 outcome, data, suites, sides, pins, cpus, logs, say, out=out_dir
@@ -185,12 +218,47 @@ def run(args: argparse.Namespace) -> int:
         "cpus": cpus,
         "idle": idle_state,
         **({"shard": shard} if shard is not None else {}),
+        **({"prebuilt": pre.meta} if pre is not None else {}),
         **_runner(),
     }
     doc = outcome.to_dict(data)
     function_diff.attach(doc, profiles)  # the top functions of each regressed counted benchmark
     diagnose.attach(doc, runs, outcome)  # after the function diff: "more work" quotes it
     return _report(args, outcome, doc, out_dir, say, f"; logs in {logs}")
+
+
+def _build_only(
+    out: Path, plan: RoundPlan, logs: Path, say: Callable[[str], None], config_sha: str
+) -> int:
+    """Both sides built, their caches and manifest written to `out`, nothing measured."""
+    started = time.monotonic()
+    when = prebuilt.sources_time(plan.sides)  # before the builds: their products are newer
+    failures: list = []
+    built = build_sides(plan, logs, say, failures)
+    shas = {co.side: co.sha for co in plan.sides}
+    names = [s.name for s in built]
+    seconds = time.monotonic() - started
+    prebuilt.pack(out, shas, plan.sides, when, names, failures, config_sha, seconds)
+    failed = f"; failed: {', '.join(f.suite for f in failures)}" if failures else ""
+    names_text = ", ".join(names) or "no suite"
+    say(f"built {names_text} on both sides in {seconds:.0f} s{failed}; wrote {out}")
+    return 0
+
+
+def _restore(
+    pre: prebuilt.Prebuilt, plan: RoundPlan, failures: list, say: Callable[[str], None]
+) -> RoundPlan:
+    """The plan measuring the builds `pre` carries: no build, the build job's failures kept."""
+    started = time.monotonic()
+    prebuilt.restore(pre, plan.sides)
+    failures.extend(pre.failures)
+    failed = {f.suite for f in pre.failures}
+    pre.meta["restore_seconds"] = round(time.monotonic() - started, 1)
+    say(
+        f"builds from {pre.path} ({pre.meta['build_seconds']} s in the build job) restored in "
+        f"{pre.meta['restore_seconds']} s"
+    )
+    return replace(plan, suites=[s for s in plan.suites if s.name not in failed], builds=False)
 
 
 def _runner() -> dict[str, str]:
