@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
             if builds_out is not None:
                 return _build_only(builds_out, plan, logs, say, built_config)
             if pre is not None:
-                plan = _restore(pre, plan, failures, say)
+                plan = _restore(pre, plan, logs, failures, say)
             outcome, data, second = stages.screen_then_confirm(cfg, plan, logs, say, failures)
             runs = diagnose.measure_all(
                 outcome, data, suites, sides, pins, cpus, logs, say, out=out_dir
@@ -230,15 +230,18 @@ def run(args: argparse.Namespace) -> int:
 def _build_only(
     out: Path, plan: RoundPlan, logs: Path, say: Callable[[str], None], config_sha: str
 ) -> int:
-    """Both sides built, their caches and manifest written to `out`, nothing measured."""
+    """Both sides of each `build_once` suite built, their caches and the manifest written to
+    `out`, nothing measured; the other suites are built by each job that measures them."""
     started = time.monotonic()
     when = prebuilt.sources_time(plan.sides)  # before the builds: their products are newer
     failures: list = []
-    built = build_sides(plan, logs, say, failures)
+    once = [s for s in plan.suites if s.build_once]
+    built = build_sides(replace(plan, suites=once), logs, say, failures)
     shas = {co.side: co.sha for co in plan.sides}
     names = [s.name for s in built]
+    each = [s.name for s in plan.suites if not s.build_once]
     seconds = time.monotonic() - started
-    prebuilt.pack(out, shas, plan.sides, when, names, failures, config_sha, seconds)
+    prebuilt.pack(out, shas, plan.sides, when, names, failures, config_sha, seconds, each)
     failed = f"; failed: {', '.join(f.suite for f in failures)}" if failures else ""
     names_text = ", ".join(names) or "no suite"
     say(f"built {names_text} on both sides in {seconds:.0f} s{failed}; wrote {out}")
@@ -246,9 +249,14 @@ def _build_only(
 
 
 def _restore(
-    pre: prebuilt.Prebuilt, plan: RoundPlan, failures: list, say: Callable[[str], None]
+    pre: prebuilt.Prebuilt,
+    plan: RoundPlan,
+    logs: Path,
+    failures: list,
+    say: Callable[[str], None],
 ) -> RoundPlan:
-    """The plan measuring the builds `pre` carries: no build, the build job's failures kept."""
+    """The plan measuring the builds `pre` carries, the build job's failures kept; the suites
+    not built once (`build_once = false`) built here."""
     started = time.monotonic()
     prebuilt.restore(pre, plan.sides)
     failures.extend(pre.failures)
@@ -258,7 +266,12 @@ def _restore(
         f"builds from {pre.path} ({pre.meta['build_seconds']} s in the build job) restored in "
         f"{pre.meta['restore_seconds']} s"
     )
-    return replace(plan, suites=[s for s in plan.suites if s.name not in failed], builds=False)
+    here = [s for s in plan.suites if not s.build_once]
+    live = build_sides(replace(plan, suites=here), logs, say, failures) if here else []
+    kept = [s for s in plan.suites if s in live or (s.build_once and s.name not in failed)]
+    pre.meta["built_here"] = [s.name for s in live]
+    pre.meta["seconds"] = round(time.monotonic() - started, 1)  # restored, and built here
+    return replace(plan, suites=kept, builds=False)
 
 
 def _runner() -> dict[str, str]:

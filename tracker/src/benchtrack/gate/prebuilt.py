@@ -111,6 +111,7 @@ def pack(
     failures: list[SuiteFailure],
     config: str,
     seconds: float,
+    each: list[str] = (),
 ) -> dict:
     """`out`: the manifest first, then each side's cache under cache/<side>/, written whole or
     not at all (a temp file renamed). No sides: nothing was built (a PR the gate skips)."""
@@ -119,6 +120,7 @@ def pack(
         "sources_mtime": when,
         "config_sha256": config,
         "suites": built,
+        "built_by_each_job": list(each),  # build_once = false: not carried
         "failed": [
             {"side": f.side, "suite": f.suite, "tail": f.tail, "log": str(f.log)} for f in failures
         ],
@@ -174,7 +176,8 @@ def check(pre: Prebuilt, shas: dict[str, str], suites: list[str], config: str) -
             f"{config} (this gate's benchtrack.toml)",
             m.get("config_sha256"),
         )
-    made = set(m.get("suites", [])) | {f["suite"] for f in m.get("failed", [])}
+    made = set(m.get("suites", []) + m.get("built_by_each_job", []))
+    made |= {f["suite"] for f in m.get("failed", [])}
     missing = [s for s in suites if s not in made]
     if missing:
         raise BadInput(
