@@ -54,7 +54,15 @@ def test_init_shards_a_suite_one_runner_cannot_hold_and_not_a_small_one(tmp_path
     assert gate["strategy"]["matrix"]["shard"] == ["1/3", "2/3", "3/3"]
     assert gate["strategy"]["fail-fast"] is False  # every shard's verdict, whatever one says
     action = next(s for s in gate["steps"] if s["uses"] == ACTION)
-    assert action["with"] == {"mode": "gate", "shard": "${{ matrix.shard }}"}
+    builds = str(templates.BUILDS)  # made once by gate-build, each shard measures them
+    assert action["with"] == {"mode": "gate", "shard": "${{ matrix.shard }}", "builds": builds}
+    build = flow["jobs"]["gate-build"]
+    assert gate["needs"] == "gate-build" and "strategy" not in build
+    assert next(s for s in build["steps"] if s["uses"] == ACTION)["with"] == {
+        "mode": "build", "builds": builds}  # fmt: skip
+    assert build["steps"][-1]["with"]["path"] == builds
+    download = next(s for s in gate["steps"] if "download-artifact" in s["uses"])
+    assert download["with"]["name"] == build["steps"][-1]["with"]["name"]
     upload = gate["steps"][-1]
     assert upload["if"] == "${{ !cancelled() }}"  # a regression exits 1: its verdict still goes
     assert upload["with"]["path"] == "target/bench/gate/gate.json"

@@ -18,6 +18,7 @@ from benchtrack.errors import BadInput
 CONFIG = Path("benchtrack.toml")
 WORKFLOW = Path(".github/workflows/benchtrack.yml")
 SHARD_PLAN = Path(".github/gate-shards.json")  # action.yml's shard-plan default
+BUILDS = Path("target/benchtrack-builds/builds.tar")  # a sharded gate's builds, made once
 GITIGNORE = Path(".gitignore")
 # actions/checkout and the artifact actions as this repository's workflows pin them
 # (docs/action-pins.md; tracker/tests/test_action_pins.py checks every pin of the tree).
@@ -173,6 +174,12 @@ def suite_gate_text(s: Found, counted: int, shards: int = 1) -> list[str]:
             "# each process keeps a speed of its own, which the round's mean over them averages.",
             f"processes = {g.processes}",
         ]
+    if shards > 1 and not g.build_once:
+        lines += [
+            "# build_once = false: each shard makes this environment; compiled suites' builds",
+            "# are made once by the gate-build job and carried to the shards.",
+            "build_once = false",
+        ]
     if g.env:
         lines += [f"[bench.suites.{s.name}.gate.env]"]
         lines += [f"{k} = {_quoted(v)}" for k, v in g.env]
@@ -232,6 +239,8 @@ jobs:
         with: {{persist-credentials: false}}
       - uses: {action}
         with: {{mode: bench}}
+"""
+    gate = """\
   gate:
     if: github.event_name == 'pull_request'
     runs-on: ubuntu-latest
@@ -239,6 +248,7 @@ jobs:
     if shards == 1:
         return (
             head
+            + gate
             + f"""\
     steps:
       - uses: {CHECKOUT}
@@ -251,6 +261,20 @@ jobs:
     return (
         head
         + f"""\
+  # Both sides built once, for every shard (gate --build-only; the shards' gate --prebuilt)
+  gate-build:
+    if: github.event_name == 'pull_request'
+    runs-on: ubuntu-latest
+    steps:
+      - uses: {CHECKOUT}
+        with: {{fetch-depth: 0, persist-credentials: false}}
+      - uses: {action}
+        with: {{mode: build, builds: {BUILDS}}}
+      - uses: {UPLOAD}
+        with: {{name: benchtrack-builds, path: {BUILDS}, retention-days: 1}}
+"""
+        + gate.replace("  gate:\n", "  gate:\n    needs: gate-build\n")
+        + f"""\
     # {shards} shards (the benchmarks dealt by {SHARD_PLAN}; `benchtrack shard-plan` deals
     # them by the seconds a gate.json recorded), one verdict: the merge job's
     strategy:
@@ -259,8 +283,10 @@ jobs:
     steps:
       - uses: {CHECKOUT}
         with: {{fetch-depth: 0, persist-credentials: false}}
+      - uses: {DOWNLOAD}
+        with: {{name: benchtrack-builds, path: {BUILDS.parent}}}
       - uses: {action}
-        with: {{mode: gate, shard: "${{{{ matrix.shard }}}}"}}
+        with: {{mode: gate, shard: "${{{{ matrix.shard }}}}", builds: {BUILDS}}}
       - uses: {UPLOAD}
         if: ${{{{ !cancelled() }}}}
         with:
