@@ -92,6 +92,15 @@ def test_builds_of_another_head_are_refused_before_anything_is_written(jobs) -> 
     assert "build.json: head.sha: expected " + c3 in " ".join(text.split()), text
     assert not (shard / "target" / "gate" / "worktrees" / "head").exists()
     assert not marker.exists()
+    # the right commits under another benchtrack.toml (here an uncommitted edit of it)
+    config = shard / "benchtrack.toml"
+    text = config.read_text()
+    config.write_text(text + "# edited\n")
+    try:
+        code, doc, out = run_gate(shard, marker, "--prebuilt", str(jobs["builds"]))
+    finally:
+        config.write_text(text)
+    assert code == 2 and doc is None and "build.json: config_sha256: expected" in out, out
 
 
 def test_a_side_handed_the_other_sides_build_is_refused(jobs) -> None:

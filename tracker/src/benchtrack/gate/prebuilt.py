@@ -147,68 +147,89 @@ def read(path: Path) -> Prebuilt:
     try:
         with tarfile.open(path) as tar:
             member = tar.next()
-            if member is None or member.name != MANIFEST:
-                raise BadInput(
-                    path, None, f"a builds file (`gate --build-only`) opening with {MANIFEST}"
-                )
+            if member is None or member.name != MANIFEST or not member.isfile():
+                expected = f"a builds file (`gate --build-only`) opening with {MANIFEST}"
+                raise BadInput(path, None, expected)
             manifest = json.load(tar.extractfile(member))
-    except (OSError, tarfile.TarError, json.JSONDecodeError) as e:
+    except (OSError, tarfile.TarError, ValueError) as e:
         raise BadInput(path, None, f"a builds file written by `gate --build-only` ({e})") from None
     if not isinstance(manifest, dict) or manifest.get("schema") != SCHEMA:
         got = manifest.get("schema") if isinstance(manifest, dict) else manifest
         raise BadInput(path, f"{MANIFEST}: schema", SCHEMA, got)
-    return Prebuilt(
-        path, manifest, {"file": path.name, "build_seconds": manifest.get("build_seconds")}
-    )
+    meta = {"file": path.name, "build_seconds": manifest.get("build_seconds")}
+    return Prebuilt(path, manifest, meta)
 
 
 def check(pre: Prebuilt, shas: dict[str, str], suites: list[str], config: str) -> None:
-    """The builds are this gate's: each side's sha, the config, and every suite it runs."""
+    """The builds are this gate's: each side's sha, the config, and every suite it runs; and
+    the manifest holds what restoring them reads."""
     m, where = pre.manifest, f"{pre.path}: {MANIFEST}"
     for side in SIDES:
-        got = (m.get(side) or {}).get("sha")
-        if got != shas[side]:
-            raise BadInput(where, f"{side}.sha", f"{shas[side]} (this gate's {side})", got)
+        doc = m.get(side) if isinstance(m.get(side), dict) else {}
+        if doc.get("sha") != shas[side]:
+            raise BadInput(
+                where, f"{side}.sha", f"{shas[side]} (this gate's {side})", doc.get("sha")
+            )
+        if not isinstance(doc.get("cache_sha256"), str):
+            raise BadInput(where, f"{side}.cache_sha256", "the digest of the side's cache", None)
     if m.get("config_sha256") != config:
+        expected = f"{config} (this gate's benchtrack.toml)"
+        raise BadInput(where, "config_sha256", expected, m.get("config_sha256"))
+    if not isinstance(m.get("sources_mtime"), int):
         raise BadInput(
-            where,
-            "config_sha256",
-            f"{config} (this gate's benchtrack.toml)",
-            m.get("config_sha256"),
+            where, "sources_mtime", "the sources' time, an integer", m.get("sources_mtime")
         )
-    made = set(m.get("suites", []) + m.get("built_by_each_job", []))
-    made |= {f["suite"] for f in m.get("failed", [])}
+    names = [*_strings(m, "suites", where), *_strings(m, "built_by_each_job", where)]
+    failed = m.get("failed", [])
+    keys = ("side", "suite", "tail", "log")
+    if not isinstance(failed, list) or not all(
+        isinstance(f, dict) and all(isinstance(f.get(k), str) for k in keys) for f in failed
+    ):
+        raise BadInput(where, "failed", "a list of {side, suite, tail, log}", failed)
+    made = set(names) | {f["suite"] for f in failed}
     missing = [s for s in suites if s not in made]
     if missing:
-        raise BadInput(
-            where,
-            "suites",
-            f"every suite this gate runs ({', '.join(missing)} not built)",
-            sorted(made),
-        )
+        expected = f"every suite this gate runs ({', '.join(missing)} not built)"
+        raise BadInput(where, "suites", expected, sorted(made))
+
+
+def _strings(m: dict, key: str, where: str) -> list[str]:
+    got = m.get(key, [])
+    if not isinstance(got, list) or not all(isinstance(x, str) for x in got):
+        raise BadInput(where, key, "a list of suite names", got)
+    return got
 
 
 def restore(pre: Prebuilt, sides: tuple[Checkout, Checkout]) -> None:
-    """Each side's cache as the build job left it, and its worktree's files at the manifest's
-    time; a cache whose digest is not the manifest's is removed and refused (exit 3)."""
+    """Each side's cache as the build job left it (what was there is replaced), and its
+    worktree's files at the manifest's time; a cache whose digest is not the manifest's, or
+    that cannot be restored, is removed and refused (exit 3)."""
     m = pre.manifest
-    for co in sides:
-        stamp(co, int(m["sources_mtime"]))
-        shutil.rmtree(co.cache, ignore_errors=True)
-    root = sides[0].cache.parent
-    with tarfile.open(pre.path) as tar:
-        members = [x for x in tar if x.name.split("/")[:1] == ["cache"]]
-        for x in members:
-            side = x.name.split("/")[1] if x.name.count("/") else ""
-            if side not in SIDES:
-                raise BadInput(pre.path, x.name, "cache/base/… or cache/head/… only")
-        tar.extractall(root.parent, members=members, filter="tar")
+    try:
+        with tarfile.open(pre.path) as tar:
+            members = [x for x in tar if x.name != MANIFEST]
+            for x in members:
+                parts = x.name.split("/")
+                if parts[0] != "cache" or len(parts) < 2 or parts[1] not in SIDES:
+                    raise BadInput(pre.path, x.name, "cache/base/… or cache/head/… only")
+            for co in sides:
+                stamp(co, m["sources_mtime"])
+                shutil.rmtree(co.cache, ignore_errors=True)
+            tar.extractall(sides[0].cache.parent.parent, members=members, filter="tar")
+    except (OSError, tarfile.TarError) as e:
+        _refuse(sides, f"{pre.path}: the builds could not be restored ({e}); nothing measured")
     for co in sides:
         co.cache.mkdir(parents=True, exist_ok=True)
         got, want = digest(co.cache), m[co.side]["cache_sha256"]
         if got != want:
-            shutil.rmtree(co.cache, ignore_errors=True)
-            raise BuildMismatch(
+            _refuse(
+                sides,
                 f"{pre.path}: the {co.side} cache restored has digest {got}, its manifest says "
-                f"{want}: not the build of {co.sha[:12]}; nothing measured"
+                f"{want}: not the build of {co.sha[:12]}; nothing measured",
             )
+
+
+def _refuse(sides: tuple[Checkout, Checkout], message: str) -> None:
+    for co in sides:
+        shutil.rmtree(co.cache, ignore_errors=True)
+    raise BuildMismatch(message)
