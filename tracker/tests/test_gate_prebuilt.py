@@ -73,7 +73,8 @@ def run_gate(repo: Path, marker: Path, *args: str, head: str = "c2"):
 
 def test_a_shard_measures_the_build_jobs_builds_without_building(jobs) -> None:
     marker = jobs["tmp"] / "shard-job.marker"
-    code, doc, text = run_gate(jobs["shard"], marker, "--prebuilt", str(jobs["builds"]))
+    builds = str(jobs["builds"])
+    code, doc, text = run_gate(jobs["shard"], marker, "--prebuilt", builds, "--minutes", "10")
     # nothing compiled: not by the build step (not started) nor by the command's own check,
     # which a fresh clone's newer sources would have set off without the sources' stamped time
     assert not marker.exists(), marker.read_text()
@@ -81,7 +82,10 @@ def test_a_shard_measures_the_build_jobs_builds_without_building(jobs) -> None:
     verdicts = {b["name"]: b["verdict"] for b in doc["benchmarks"]}
     assert verdicts["perl/fixture/square"] == "regressed", text
     assert verdicts["perl/fixture/cube"] != "regressed", text
-    assert doc["prebuilt"]["file"] == "builds.tar" and doc["build_seconds"] < 1.0, doc["prebuilt"]
+    pre = doc["prebuilt"]
+    assert pre["file"] == "builds.tar" and doc["build_seconds"] < 1.0, pre
+    # the budget is the PR's wait: the build job's seconds are taken from it
+    assert pre["budget_seconds"] == round(600 - pre["build_seconds"], 1), pre
 
 
 def test_builds_of_another_head_are_refused_before_anything_is_written(jobs) -> None:

@@ -169,6 +169,9 @@ def run(args: argparse.Namespace) -> int:
     made: list[worktree.Checkout] = []  # inside the try: a cancel while adding head removes base
     failures: list = []
     budget = None if args.no_adaptive or not minutes else minutes * 60
+    if pre is not None and budget is not None:  # the PR waited for the build job's builds too
+        budget = max(budget - pre.manifest["build_seconds"], 0.0)
+        pre.meta["budget_seconds"] = round(budget, 1)
     runs = diagnose.Runs()  # why each losing benchmark is slower (gate/diagnose/)
     # Idle CPUs poll for the whole run (idle.py): builds are unaffected, every round quieter.
     with idle.polling(cfg.idle, sudo=args.idle_sudo) as idle_state:

@@ -179,6 +179,9 @@ def check(pre: Prebuilt, shas: dict[str, str], suites: list[str], config: str) -
         raise BadInput(
             where, "sources_mtime", "the sources' time, an integer", m.get("sources_mtime")
         )
+    seconds = m.get("build_seconds")
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds >= 0:
+        raise BadInput(where, "build_seconds", "the build job's seconds, >= 0", seconds)
     names = [*_strings(m, "suites", where), *_strings(m, "built_by_each_job", where)]
     failed = m.get("failed", [])
     keys = ("side", "suite", "tail", "log")
