@@ -214,10 +214,17 @@ def config_text(suites: list[Found]) -> str:
     return "\n".join(lines) + "\n" + gate_text(suites)
 
 
-def workflow_text(action: str, shards: int = 1) -> str:
+def carries_builds(suites: list[Found]) -> bool:
+    """Whether a sharded gate has builds to make once and carry to its shards: a suite whose
+    step worker's build is `build_once` (compiled binaries; a venv is made in each shard)."""
+    return any(s.gate is not None and s.gate.build_once for s in suites)
+
+
+def workflow_text(action: str, shards: int = 1, carried: bool = True) -> str:
     """The workflow: on a push to main, run and store; on a pull request, gate (≤ 26 lines).
     With shards, the gate is one job a shard (each its share of the plan at SHARD_PLAN, at
-    alpha / N) and a merge job that makes their verdicts one (tracker/GATE.md, "Shards")."""
+    alpha / N) and a merge job that makes their verdicts one (tracker/GATE.md, "Shards");
+    `carried`: a gate-build job before them builds both sides once, the shards measure that."""
     if not ACTION_RE.fullmatch(action):
         raise BadInput("--action", None, "the composite action as OWNER/REPO@REF", action)
     head = f"""\
@@ -258,9 +265,17 @@ jobs:
 """
         )
     each = ", ".join(f'"{k}/{shards}"' for k in range(1, shards + 1))
-    return (
-        head
-        + f"""\
+    build, fetch, builds = "", "", ""
+    if carried:
+        fetch = f"""\
+      - uses: {DOWNLOAD}
+        with: {{name: benchtrack-builds, path: {BUILDS.parent}}}
+"""
+        builds, gate = (
+            f", builds: {BUILDS}",
+            gate.replace("  gate:\n", "  gate:\n    needs: gate-build\n"),
+        )
+        build = f"""\
   # Both sides built once, for every shard (gate --build-only; the shards' gate --prebuilt)
   gate-build:
     if: github.event_name == 'pull_request'
@@ -273,7 +288,10 @@ jobs:
       - uses: {UPLOAD}
         with: {{name: benchtrack-builds, path: {BUILDS}, retention-days: 1}}
 """
-        + gate.replace("  gate:\n", "  gate:\n    needs: gate-build\n")
+    return (
+        head
+        + build
+        + gate
         + f"""\
     # {shards} shards (the benchmarks dealt by {SHARD_PLAN}; `benchtrack shard-plan` deals
     # them by the seconds a gate.json recorded), one verdict: the merge job's
@@ -283,10 +301,8 @@ jobs:
     steps:
       - uses: {CHECKOUT}
         with: {{fetch-depth: 0, persist-credentials: false}}
-      - uses: {DOWNLOAD}
-        with: {{name: benchtrack-builds, path: {BUILDS.parent}}}
-      - uses: {action}
-        with: {{mode: gate, shard: "${{{{ matrix.shard }}}}", builds: {BUILDS}}}
+{fetch}      - uses: {action}
+        with: {{mode: gate, shard: "${{{{ matrix.shard }}}}"{builds}}}
       - uses: {UPLOAD}
         if: ${{{{ !cancelled() }}}}
         with:
