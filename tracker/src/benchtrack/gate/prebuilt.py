@@ -1,9 +1,10 @@
 """Both sides' builds made once and carried to other jobs (the shards of one runner size).
 
-`gate --build-only FILE` checks out base and head, builds every suite on both sides and writes
-FILE: one tar of the per-side caches (target/gate/cache/{base,head}, where every suite's build
-puts what it makes: ${GATE_CACHE}) and a manifest, build.json, naming each side's sha, the
-config's digest, the suites built and those that failed, and each side's digest of its cache.
+`gate --build-only FILE` checks out base and head, builds each suite on both sides (those of
+`build_once = false` are left to each job) and writes FILE: one tar of the per-side caches
+(target/gate/cache/{base,head}, where every suite's build puts what it makes: ${GATE_CACHE})
+and a manifest, build.json, naming each side's sha, the config's digest, the suites built and
+those that failed, and each side's digest of its cache.
 `gate --prebuilt FILE` checks the manifest against its own base, head, suites and config before
 anything is written (bad input, exit 2, naming the field), restores the caches, checks their
 digests (another content: exit 3) and measures without running a build command.
@@ -12,8 +13,8 @@ Make and cargo judge a build fresh by comparing its sources' mtimes with its pro
 checkout in another job has new mtimes, so the build job sets every tracked file of both
 worktrees to one time, a second before its builds start, written in the manifest; the job that
 restores sets its worktrees' files to the same time, and the tar keeps the products' own
-(later) mtimes. Content-addressed caches (Go's) need none of it; a suite whose product is its
-environment (a venv) carries it like any other product of ${GATE_CACHE}.
+(later) mtimes. Content-addressed caches (Go's) need none of it. docs/gate-builds.md has what
+each toolchain gets.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class Prebuilt:
         """The suites that failed to build in the build job, as that job's gate recorded them."""
         return [
             SuiteFailure(f["side"], f["suite"], "build", f["tail"], Path(f["log"]))
-            for f in self.manifest["failed"]
+            for f in self.manifest.get("failed", [])
         ]
 
 
