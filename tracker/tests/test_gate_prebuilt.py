@@ -5,7 +5,8 @@ The fixture suite is test_gate_e2e's Perl one, built as make and cargo build: it
 bench.pl into the side's cache when the copy there is missing or older than the source (mtimes),
 and the suite's command runs that check again before it measures the copy (as the Rust step
 worker's `cargo bench --no-run` does). Each compile appends a line to $BUILD_MARKER: a shard
-that compiled anything, in its build step or in its workers, leaves that file behind.
+that compiled anything, in its build step or in its workers, would leave it there. A second
+suite, `env`, says `build_once = false`: its build (a line in the marker) runs in each job.
 """
 
 from __future__ import annotations
@@ -31,6 +32,18 @@ fi
 MADE = CONFIG.replace('build = "perl -c bench.pl"', 'build = "bash build.sh"').replace(
     'command = "perl bench.pl', 'command = "bash build.sh && perl $GATE_CACHE/bench.pl'
 )
+# A suite whose build is made by every job (an environment, as a venv is): never carried.
+MADE += """
+[bench.suites.env]
+adapter = "perl"
+raw = "target/bench/raw/perl/env.json"
+build = 'echo "env $GATE_SIDE" >> "$BUILD_MARKER"'
+command = "perl env.pl target/bench/raw/perl/env.json"
+
+[bench.suites.env.gate]
+timeout = 60
+build_once = false
+"""
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +55,7 @@ def jobs(tmp_path_factory) -> dict[str, Path]:
     src.mkdir()
     git(src, "init", "-q", "-b", "main")
     files = {"benchtrack.toml": MADE, ".gitignore": "/target/\n", "build.sh": BUILD}
+    files["env.pl"] = bench(3000, 1000).replace("perl/fixture/", "perl/env/")
     commit(src, "base", {**files, "bench.pl": bench(3000, 1000)})
     git(src, "tag", "c1")
     commit(src, "square does twice the work", {"bench.pl": bench(6000, 1000)})
@@ -57,8 +71,10 @@ def jobs(tmp_path_factory) -> dict[str, Path]:
     marker = tmp / "build-job.marker"
     code, doc, text = run_gate(builder, marker, "--build-only", str(builds))
     assert code == 0 and doc is None and builds.is_file(), text
-    lines = marker.read_text().splitlines()
-    assert sorted(line.split()[1] for line in lines) == ["base", "head"], lines
+    lines = sorted(
+        line.split()[0] + " " + line.split()[1] for line in marker.read_text().splitlines()
+    )
+    assert lines == ["compiled base", "compiled head"], lines  # the env suite: not here
     return {"tmp": tmp, "shard": shard, "builds": builds}
 
 
@@ -76,13 +92,16 @@ def test_a_shard_measures_the_build_jobs_builds_without_building(jobs) -> None:
     builds = str(jobs["builds"])
     code, doc, text = run_gate(jobs["shard"], marker, "--prebuilt", builds, "--minutes", "10")
     # nothing compiled: not by the build step (not started) nor by the command's own check,
-    # which a fresh clone's newer sources would have set off without the sources' stamped time
-    assert not marker.exists(), marker.read_text()
+    # which a fresh clone's newer sources would have set off without the sources' stamped time;
+    # the env suite (build_once = false) built here, on both sides
+    assert sorted(marker.read_text().splitlines()) == ["env base", "env head"], text
     assert code == 1 and doc, text  # the verdict a normal run gives (test_gate_e2e)
     verdicts = {b["name"]: b["verdict"] for b in doc["benchmarks"]}
     assert verdicts["perl/fixture/square"] == "regressed", text
     assert verdicts["perl/fixture/cube"] != "regressed", text
+    assert verdicts["perl/env/square"] != "regressed", text
     pre = doc["prebuilt"]
+    assert pre["built_here"] == ["env"], pre
     assert pre["file"] == "builds.tar" and doc["build_seconds"] < 1.0, pre
     # the budget is the PR's wait: the build job's seconds are taken from it
     assert pre["budget_seconds"] == round(600 - pre["build_seconds"], 1), pre
