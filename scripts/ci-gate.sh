@@ -27,10 +27,12 @@ if [ -n "${BENCH_SUITES:-}" ]; then
 fi
 shard=()  # BENCH_SHARD=K/N: this job's shard of .github/gate-shards.json (pr-gate.yml's matrix)
 if [ -n "${BENCH_SHARD:-}" ]; then shard=(--shard "$BENCH_SHARD" --shard-plan .github/gate-shards.json); fi
+prebuilt=()  # BENCH_PREBUILT=FILE: the builds its size's build job made (gate-build-ci), not built again
+if [ -n "${BENCH_PREBUILT:-}" ]; then prebuilt=(--prebuilt "$BENCH_PREBUILT"); fi
 if [ "${1-}" = "--" ]; then shift; fi  # `cargo make TASK -- ARGS` hands the -- on
 # the rest are extra gate flags, e.g. cargo make gate-ci -- --suite python
 # --idle-sudo: idle CPUs poll while the gate measures, where the runner's sudo allows (idle.py)
-"${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out" --idle-sudo "${suites[@]}" "${shard[@]}" "$@"
+"${pin[@]}" uv run --frozen benchtrack gate --base "$base" --head HEAD --out "$out" --idle-sudo "${suites[@]}" "${shard[@]}" "${prebuilt[@]}" "$@"
 rc=$?
 [ -f "$out/gate.md" ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ] && cat "$out/gate.md" >> "$GITHUB_STEP_SUMMARY"
 # The PR number as the event gave it (pr-comment.yml still finds the PR from its own event).

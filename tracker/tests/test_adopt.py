@@ -126,7 +126,7 @@ def test_action_is_a_composite_action_of_benchtrack_commands():
     assert action["runs"]["using"] == "composite"
     assert set(action["inputs"]) == {
         *("mode", "runner-label", "profile", "github-token", "config", "gh-pages-branch"),
-        *("working-directory", "shard", "shard-plan", "shard-verdicts"),
+        *("working-directory", "shard", "shard-plan", "shard-verdicts", "builds"),
     }
     steps = action["runs"]["steps"]
     assert all("shell" in s for s in steps if "run" in s)

@@ -54,7 +54,15 @@ def test_init_shards_a_suite_one_runner_cannot_hold_and_not_a_small_one(tmp_path
     assert gate["strategy"]["matrix"]["shard"] == ["1/3", "2/3", "3/3"]
     assert gate["strategy"]["fail-fast"] is False  # every shard's verdict, whatever one says
     action = next(s for s in gate["steps"] if s["uses"] == ACTION)
-    assert action["with"] == {"mode": "gate", "shard": "${{ matrix.shard }}"}
+    builds = str(templates.BUILDS)  # made once by gate-build, each shard measures them
+    assert action["with"] == {"mode": "gate", "shard": "${{ matrix.shard }}", "builds": builds}
+    build = flow["jobs"]["gate-build"]
+    assert gate["needs"] == "gate-build" and "strategy" not in build
+    assert next(s for s in build["steps"] if s["uses"] == ACTION)["with"] == {
+        "mode": "build", "builds": builds}  # fmt: skip
+    assert build["steps"][-1]["with"]["path"] == builds
+    download = next(s for s in gate["steps"] if "download-artifact" in s["uses"])
+    assert download["with"]["name"] == build["steps"][-1]["with"]["name"]
     upload = gate["steps"][-1]
     assert upload["if"] == "${{ !cancelled() }}"  # a regression exits 1: its verdict still goes
     assert upload["with"]["path"] == "target/bench/gate/gate.json"
@@ -111,3 +119,23 @@ def test_init_shards_are_enough_for_each_round_to_fit(n: int) -> None:
     assert templates.shards_needed([suite]) == n
     bigger = Found(suite.suite, Lockstep("b", "c", fits * n + 1, per))
     assert templates.shards_needed([bigger]) == n + 1
+
+
+def test_a_sharded_pytest_suite_makes_its_venv_in_each_shard(tmp_path: Path) -> None:
+    """Nothing to carry: a pytest suite's build is its venv (absolute paths, its packages'
+    weight), made by each shard (build_once = false), so the workflow has no gate-build job."""
+    repo = tmp_path / "py"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text(
+        '[project]\nname = "bigpy"\nversion = "0.1"\ndependencies = []\n'
+        '[dependency-groups]\nbench = ["pytest-benchmark"]\n'
+    )
+    body = [f"def test_b{i}(benchmark):\n    benchmark(lambda: None)\n" for i in range(400)]
+    (repo / "tests" / "test_bench.py").write_text("\n".join(body))
+    done = cli(repo, "init", "--action", ACTION)
+    assert done.returncode == 0 and "the gate runs as 2 shards" in done.stdout, done.stderr
+    assert "\nbuild_once = false\n" in (repo / "benchtrack.toml").read_text()
+    flow = yaml.safe_load((repo / templates.WORKFLOW).read_text())
+    assert "gate-build" not in flow["jobs"] and "needs" not in flow["jobs"]["gate"]
+    action = next(s for s in flow["jobs"]["gate"]["steps"] if s["uses"] == ACTION)
+    assert action["with"] == {"mode": "gate", "shard": "${{ matrix.shard }}"}

@@ -380,12 +380,18 @@ def _confirm(tmp: Path) -> Run:
 
 
 def _gate(tmp: Path) -> Run:
+    # from the builds --build-only made (a sharded gate's build job, gate/prebuilt.py)
+    repo, builds = gated_repo(tmp), tmp / "builds.tar"
+    with contextlib.chdir(repo):
+        assert cli.main(["gate", "--base", "HEAD", "--build-only", str(builds)]) == 0
+
     def check(d):
         assert (d["cpus"], d["exit_code"]) == ("0", 0)  # --cpus 1: CPU 0
         assert len(d["rounds"]["orders"]) == 3
         assert [b["name"] for b in d["benchmarks"]] == ["perl/fixture/work"]
+        assert d["prebuilt"]["file"] == "builds.tar"
 
-    return Run(gated_repo(tmp), gate_argv(tmp / "gate-out"), check)
+    return Run(repo, [*gate_argv(tmp / "gate-out"), "--prebuilt", str(builds)], check)
 
 
 def _gate_selftest(tmp: Path) -> Run:

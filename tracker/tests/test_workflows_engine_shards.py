@@ -1,7 +1,8 @@
 """A sharded pull-request gate run by a workflow engine (act; see engine_world.py): the PR brings
-a shard plan (.github/gate-shards.json) and one runner size; its gate runs as one job a shard
-(each its benchmark, at alpha / 2), the size's merge job makes the two verdicts one gate-<key>
-artifact, and pr-comment.yml posts it.
+a shard plan (.github/gate-shards.json) and one runner size; the size's build job makes its
+builds once (builds-<key>), its gate runs from them as one job a shard (each its benchmark, at
+alpha / 2), the size's merge job makes the two verdicts one gate-<key> artifact, and
+pr-comment.yml posts it.
 """
 
 from __future__ import annotations
@@ -56,11 +57,15 @@ def test_a_sharded_pull_request_gate_merges_its_shards_into_one_verdict(world):
     ) as z:
         second = json.loads(z.read("gate.json"))
     assert second["exit_code"] == 0 and second["shard"]["benchmarks"] == ["python/sleep/sequential"]
+    # from the build job's builds; the python suite (build_once = false) made its venv here
+    assert second["prebuilt"]["file"] == "builds.tar", second.get("prebuilt")
+    assert second["prebuilt"]["built_here"] == ["python"], second["prebuilt"]
+    assert done.jobs.get(f"build {key}") == "success", done.jobs
     assert f"gate {key} shard 2 of 2" in done.jobs, done.jobs
     assert done.jobs.get(f"merge {key}") == "failure", done.jobs  # the shards' one verdict
     artifacts = engine.artifacts / str(gate_run)
-    assert sorted(p.name for p in artifacts.iterdir()) == [f"gate-{key}", f"shard-{key}-1",
-                                                            f"shard-{key}-2"]  # fmt: skip
+    assert sorted(p.name for p in artifacts.iterdir()) == [
+        f"builds-{key}", f"gate-{key}", f"shard-{key}-1", f"shard-{key}-2"]  # fmt: skip
     commented = run_pr_comment(world, made, done, gate_run)
     assert_succeeded(commented, "comment")
     (comment,) = engine.api.comments[43]

@@ -17,6 +17,7 @@ each one. One `Suite` type serves bench-local, the gate and `benchtrack init`.
     adapter = "lockstep"                    # an ingest adapter, or "lockstep": base and head
     command = "bash scripts/bench-python-step.sh"   # stepping in turn (`command`: a step worker)
     build = "uv sync --frozen"              # once per side before the rounds
+    build_once = false                      # shards: built by each, not carried (below)
     timeout = 900                           # seconds per round of this suite
     pairs = 30                              # lockstep: pairs per benchmark per round, at most
     pair_seconds = 1.0                      # no new pair after this long; or per benchmark:
@@ -75,7 +76,7 @@ __all__ = ["CONFIG_NAME", "Suite", "Suites", "load", "order", "parse"]
 KEYS = {"command", "adapter", "raw", "build", "env", "profile", "companion", "gate"}
 GATE_KEYS = {"name", "command", "build", "adapter", "raw", "env", "timeout", "series", "rounds"}
 GATE_KEYS |= {"pairs", "pair_seconds", "cpus", "cpu_time", "processes", "pool", "min_pairs"}
-GATE_KEYS |= {"one_run"}
+GATE_KEYS |= {"one_run", "build_once"}
 # Any ingest adapter reads a whole suite's output; "lockstep" runs a step worker (gate/lockstep.py).
 ADAPTERS = (*HARNESSES, "lockstep")
 # What a suite's values are: wall time, instruction counts (callgrind; they repeat run to run, so
@@ -113,6 +114,11 @@ class Suite:
     # process per round for their range to hold that spread (tracker/GATE.md, "The quieter
     # series").
     one_run: bool = False
+    # Shards (gate/prebuilt.py): the build made once for all the shards of a runner size and
+    # carried to them (`gate --build-only`, `--prebuilt`); false: made by every job, for a build
+    # whose product is an environment made from a cache in seconds (a venv holds absolute paths
+    # and weighs hundreds of MB).
+    build_once: bool = True
     # adapter "lockstep": `command` is a step worker (gate/lockstep.py), no raw output
     pairs: int = PAIRS  # pairs per benchmark per round, at most
     pair_seconds: float = PAIR_SECONDS  # per benchmark per round: no new pair after it
@@ -296,6 +302,7 @@ def _gate_suite(v: Checker, b: Suite, name: str, t: dict[str, Any], where: str) 
         ),
         companion=b.companion,
         one_run=v.boolean(t, "one_run", where) if "one_run" in t else False,
+        build_once=v.boolean(t, "build_once", where) if "build_once" in t else True,
     )
     if suite.one_run and (series != COUNTED or suite.rounds is None):
         expected = 'left out: only a counted suite (series "instructions") with `rounds` takes it'

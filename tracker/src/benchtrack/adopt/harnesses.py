@@ -31,6 +31,7 @@ class Lockstep:
     env: tuple[tuple[str, str], ...] = ()
     why: str = ""  # a comment on the table: what the worker does, and any choice made
     processes: int = 1  # worker process pairs a round (the gate's `processes`)
+    build_once: bool = True  # sharded: built by the build job and carried (gate/prebuilt.py)
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,10 @@ def _pytest_suite(root: Path) -> Found | None:
     # Six process pairs a round: a Python process keeps a speed of its own (its memory layout),
     # and a round's one pair of processes made single rounds read 15-30% off; the round's mean
     # over six averages it (bidict's A/A recordings at 1, 3 and 6: docs/adopting.md, section 5).
-    gate = Lockstep(build, worker, max(count, 1), 0.05, env=env, why=why, processes=6)
+    # Sharded, each shard makes its venv: a venv holds absolute paths and its packages' weight.
+    gate = Lockstep(
+        build, worker, max(count, 1), 0.05, env=env, why=why, processes=6, build_once=False
+    )
     return _found("python", "pytest", command, raw, gate)
 
 

@@ -18,6 +18,7 @@ from benchtrack.errors import BadInput
 CONFIG = Path("benchtrack.toml")
 WORKFLOW = Path(".github/workflows/benchtrack.yml")
 SHARD_PLAN = Path(".github/gate-shards.json")  # action.yml's shard-plan default
+BUILDS = Path("target/benchtrack-builds/builds.tar")  # a sharded gate's builds, made once
 GITIGNORE = Path(".gitignore")
 # actions/checkout and the artifact actions as this repository's workflows pin them
 # (docs/action-pins.md; tracker/tests/test_action_pins.py checks every pin of the tree).
@@ -173,6 +174,12 @@ def suite_gate_text(s: Found, counted: int, shards: int = 1) -> list[str]:
             "# each process keeps a speed of its own, which the round's mean over them averages.",
             f"processes = {g.processes}",
         ]
+    if shards > 1 and not g.build_once:
+        lines += [
+            "# build_once = false: each shard makes this environment; compiled suites' builds",
+            "# are made once by the gate-build job and carried to the shards.",
+            "build_once = false",
+        ]
     if g.env:
         lines += [f"[bench.suites.{s.name}.gate.env]"]
         lines += [f"{k} = {_quoted(v)}" for k, v in g.env]
@@ -207,10 +214,17 @@ def config_text(suites: list[Found]) -> str:
     return "\n".join(lines) + "\n" + gate_text(suites)
 
 
-def workflow_text(action: str, shards: int = 1) -> str:
+def carries_builds(suites: list[Found]) -> bool:
+    """Whether a sharded gate has builds to make once and carry to its shards: a suite whose
+    step worker's build is `build_once` (compiled binaries; a venv is made in each shard)."""
+    return any(s.gate is not None and s.gate.build_once for s in suites)
+
+
+def workflow_text(action: str, shards: int = 1, carried: bool = True) -> str:
     """The workflow: on a push to main, run and store; on a pull request, gate (≤ 26 lines).
     With shards, the gate is one job a shard (each its share of the plan at SHARD_PLAN, at
-    alpha / N) and a merge job that makes their verdicts one (tracker/GATE.md, "Shards")."""
+    alpha / N) and a merge job that makes their verdicts one (tracker/GATE.md, "Shards");
+    `carried`: a gate-build job before them builds both sides once, the shards measure that."""
     if not ACTION_RE.fullmatch(action):
         raise BadInput("--action", None, "the composite action as OWNER/REPO@REF", action)
     head = f"""\
@@ -232,6 +246,8 @@ jobs:
         with: {{persist-credentials: false}}
       - uses: {action}
         with: {{mode: bench}}
+"""
+    gate = """\
   gate:
     if: github.event_name == 'pull_request'
     runs-on: ubuntu-latest
@@ -239,6 +255,7 @@ jobs:
     if shards == 1:
         return (
             head
+            + gate
             + f"""\
     steps:
       - uses: {CHECKOUT}
@@ -248,8 +265,33 @@ jobs:
 """
         )
     each = ", ".join(f'"{k}/{shards}"' for k in range(1, shards + 1))
+    build, fetch, builds = "", "", ""
+    if carried:
+        fetch = f"""\
+      - uses: {DOWNLOAD}
+        with: {{name: benchtrack-builds, path: {BUILDS.parent}}}
+"""
+        builds, gate = (
+            f", builds: {BUILDS}",
+            gate.replace("  gate:\n", "  gate:\n    needs: gate-build\n"),
+        )
+        build = f"""\
+  # Both sides built once, for every shard (gate --build-only; the shards' gate --prebuilt)
+  gate-build:
+    if: github.event_name == 'pull_request'
+    runs-on: ubuntu-latest
+    steps:
+      - uses: {CHECKOUT}
+        with: {{fetch-depth: 0, persist-credentials: false}}
+      - uses: {action}
+        with: {{mode: build, builds: {BUILDS}}}
+      - uses: {UPLOAD}
+        with: {{name: benchtrack-builds, path: {BUILDS}, retention-days: 1}}
+"""
     return (
         head
+        + build
+        + gate
         + f"""\
     # {shards} shards (the benchmarks dealt by {SHARD_PLAN}; `benchtrack shard-plan` deals
     # them by the seconds a gate.json recorded), one verdict: the merge job's
@@ -259,8 +301,8 @@ jobs:
     steps:
       - uses: {CHECKOUT}
         with: {{fetch-depth: 0, persist-credentials: false}}
-      - uses: {action}
-        with: {{mode: gate, shard: "${{{{ matrix.shard }}}}"}}
+{fetch}      - uses: {action}
+        with: {{mode: gate, shard: "${{{{ matrix.shard }}}}"{builds}}}
       - uses: {UPLOAD}
         if: ${{{{ !cancelled() }}}}
         with:

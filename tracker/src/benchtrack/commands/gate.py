@@ -8,6 +8,7 @@ import re
 import shutil
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -15,11 +16,12 @@ from rich.markup import escape
 
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
-from benchtrack.fsutil import output_dir
+from benchtrack.fsutil import output_dir, output_file
 from benchtrack.gate import (
     config,
     function_diff,
     idle,
+    prebuilt,
     render,
     shards,
     skip,
@@ -30,7 +32,7 @@ from benchtrack.gate import (
 from benchtrack.gate.diagnose import run as diagnose
 from benchtrack.gate.diagnose import text as diagnosis_text
 from benchtrack.gate.outcome import Outcome
-from benchtrack.gate.rounds import RoundPlan
+from benchtrack.gate.rounds import RoundPlan, build_sides
 from benchtrack.gate.suite_run import toolchain_pins
 from benchtrack.machine import runner
 from benchtrack.report import terminal
@@ -64,6 +66,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "`gate-merge` makes the N verdicts one",
     )
     p.add_argument("--shard-plan", type=Path, help="the plan `benchtrack shard-plan` wrote")
+    built = p.add_mutually_exclusive_group()
+    built.add_argument(
+        "--build-only",
+        type=Path,
+        metavar="FILE",
+        help="build both sides, write the builds to FILE (a tar) and stop: one build for the "
+        "shards of a runner size",
+    )
+    built.add_argument(
+        "--prebuilt",
+        type=Path,
+        metavar="FILE",
+        help="measure the builds --build-only wrote to FILE, running no build; builds of another "
+        "base, head, config or suites are refused (exit 2), a changed build too (exit 3)",
+    )
     p.add_argument("--rounds", type=int, help="most rounds (default [gate].rounds)")
     flags.add_threshold(p, "default threshold in percent (default [gate].threshold)")
     p.add_argument("--no-adaptive", action="store_true", help="run every round, no early stop")
@@ -90,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
     # a message may hold a name or a path: text, not rich markup (`[/tmp]` would raise)
     say = lambda msg: console.print(f"[dim]gate:[/] {escape(msg)}", highlight=False)  # noqa: E731
     root = worktree.repo_root(Path.cwd())
-    cfg = config.load(args.config or root / config.CONFIG_NAME)
+    config_path = args.config or root / config.CONFIG_NAME
+    cfg = config.load(config_path)
     if args.threshold is not None:
         cfg = config.GateConfig(**{**cfg.__dict__, "threshold": args.threshold})
     if args.rounds is not None and args.rounds < 3:
@@ -129,19 +147,33 @@ def run(args: argparse.Namespace) -> int:
     if base_sha == head_sha:
         say("[yellow]warning:[/] base and head are the same commit (an A/A run)")
     out_dir = output_dir("--out", args.out or root / "target" / "bench" / "gate")
+    builds_out = output_file("--build-only", args.build_only)
+    shas = {"base": base_sha, "head": head_sha}
     refs = {
         "base": {"ref": args.base, "sha": base_sha, "subject": base_subject},
         "head": {"ref": args.head, "sha": head_sha, "subject": head_subject},
     }
     files = skip.unaffected(root, base_sha, head_sha, cfg.skip_paths)
+    built_config = prebuilt.config_digest(config_path)
+    if files and builds_out is not None:  # the shards skip it too: a manifest, nothing built
+        prebuilt.pack(builds_out, shas, (), 0, [], [], built_config, 0.0)
+        say(f"only skip_paths changed: nothing built; wrote {builds_out}")
+        return 0
     if files:  # nothing to build or measure; the required check still gets its verdict
         outcome = Outcome.skip(files, cfg.alpha, {**refs, "threshold": cfg.threshold})
         return _report(args, outcome, outcome.to_dict(), out_dir, say)
+    pre = None  # the builds --prebuilt names, checked before anything is written
+    if args.prebuilt is not None:
+        pre = prebuilt.read(args.prebuilt)
+        prebuilt.check(pre, shas, [s.name for s in suites], built_config)
     logs = root / "target" / "gate" / "logs"
     profiles = _profiles(out_dir)  # the count suites' functions per side (function_diff)
     made: list[worktree.Checkout] = []  # inside the try: a cancel while adding head removes base
     failures: list = []
     budget = None if args.no_adaptive or not minutes else minutes * 60
+    if pre is not None and budget is not None:  # the PR waited for the build job's builds too
+        budget = max(budget - pre.manifest["build_seconds"], 0.0)
+        pre.meta["budget_seconds"] = round(budget, 1)
     runs = diagnose.Runs()  # why each losing benchmark is slower (gate/diagnose/)
     # Idle CPUs poll for the whole run (idle.py): builds are unaffected, every round quieter.
     with idle.polling(cfg.idle, sudo=args.idle_sudo) as idle_state:
@@ -154,6 +186,10 @@ def run(args: argparse.Namespace) -> int:
             plan = RoundPlan(
                 suites, sides, looks, pins, name_filter, only=only, cpus=cpus, budget=budget
             )
+            if builds_out is not None:
+                return _build_only(builds_out, plan, logs, say, built_config)
+            if pre is not None:
+                plan = _restore(pre, plan, logs, failures, say)
             outcome, data, second = stages.screen_then_confirm(cfg, plan, logs, say, failures)
             runs = diagnose.measure_all(
                 outcome, data, suites, sides, pins, cpus, logs, say, out=out_dir
@@ -187,12 +223,60 @@ def run(args: argparse.Namespace) -> int:
         "cpus": cpus,
         "idle": idle_state,
         **({"shard": shard} if shard is not None else {}),
+        **({"prebuilt": pre.meta} if pre is not None else {}),
         **_runner(),
     }
     doc = outcome.to_dict(data)
     function_diff.attach(doc, profiles)  # the top functions of each regressed counted benchmark
     diagnose.attach(doc, runs, outcome)  # after the function diff: "more work" quotes it
     return _report(args, outcome, doc, out_dir, say, f"; logs in {logs}")
+
+
+def _build_only(
+    out: Path, plan: RoundPlan, logs: Path, say: Callable[[str], None], config_sha: str
+) -> int:
+    """Both sides of each `build_once` suite built, their caches and the manifest written to
+    `out`, nothing measured; the other suites are built by each job that measures them."""
+    started = time.monotonic()
+    when = prebuilt.sources_time(plan.sides)  # before the builds: their products are newer
+    failures: list = []
+    once = [s for s in plan.suites if s.build_once]
+    built = build_sides(replace(plan, suites=once), logs, say, failures)
+    shas = {co.side: co.sha for co in plan.sides}
+    names = [s.name for s in built]
+    each = [s.name for s in plan.suites if not s.build_once]
+    seconds = time.monotonic() - started
+    prebuilt.pack(out, shas, plan.sides, when, names, failures, config_sha, seconds, each)
+    failed = f"; failed: {', '.join(f.suite for f in failures)}" if failures else ""
+    names_text = ", ".join(names) or "no suite"
+    say(f"built {names_text} on both sides in {seconds:.0f} s{failed}; wrote {out}")
+    return 0
+
+
+def _restore(
+    pre: prebuilt.Prebuilt,
+    plan: RoundPlan,
+    logs: Path,
+    failures: list,
+    say: Callable[[str], None],
+) -> RoundPlan:
+    """The plan measuring the builds `pre` carries, the build job's failures kept; the suites
+    not built once (`build_once = false`) built here."""
+    started = time.monotonic()
+    prebuilt.restore(pre, plan.sides)
+    failures.extend(pre.failures)
+    failed = {f.suite for f in pre.failures}
+    pre.meta["restore_seconds"] = round(time.monotonic() - started, 1)
+    say(
+        f"builds from {pre.path} ({pre.meta['build_seconds']} s in the build job) restored in "
+        f"{pre.meta['restore_seconds']} s"
+    )
+    here = [s for s in plan.suites if not s.build_once]
+    live = build_sides(replace(plan, suites=here), logs, say, failures) if here else []
+    kept = [s for s in plan.suites if s in live or (s.build_once and s.name not in failed)]
+    pre.meta["built_here"] = [s.name for s in live]
+    pre.meta["seconds"] = round(time.monotonic() - started, 1)  # restored, and built here
+    return replace(plan, suites=kept, builds=False)
 
 
 def _runner() -> dict[str, str]:

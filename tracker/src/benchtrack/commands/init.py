@@ -54,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
     n = templates.shards_needed(suites)
     files = {
         templates.CONFIG: templates.config_text(suites),
-        templates.WORKFLOW: templates.workflow_text(args.action, n),
+        templates.WORKFLOW: templates.workflow_text(
+            args.action, n, templates.carries_builds(suites)
+        ),
     }
     if n > 1:  # every benchmark dealt by its name until `shard-plan` deals them by their seconds
         files[templates.SHARD_PLAN] = shards.plan_bytes(shards.plan_doc(n, {})).decode()

@@ -146,6 +146,16 @@ def interleave(
     return run.rounds(main, stop_when)
 
 
+def build_sides(
+    plan: RoundPlan, logs: Path, progress: Progress, failures: list[SuiteFailure]
+) -> list[Suite]:
+    """Every suite built on both sides as interleave() builds them, nothing measured (the
+    builds a runner size's shards share, gate/prebuilt.py): the suites that built."""
+    run = _Interleaving(plan, logs, progress, failures)
+    _build_all(list(run.live), plan.sides, run.envs, logs, progress, run.drop)
+    return run.live
+
+
 class _Interleaving:
     """One interleave() call: the suites still live, their environments and name filters, the
     rounds recorded so far, and the counted suites' thread when they run beside the rounds."""
