@@ -81,6 +81,9 @@ def test_the_commands_refuse_bad_shards_and_write_nothing(tmp_path: Path) -> Non
     bad = cli("shard-plan", str(empty), "--shards", "2", "--out", str(tmp_path / "p2.json"))
     assert bad.returncode == 2 and "bench_seconds" in bad.stderr
     assert not (tmp_path / "p2.json").exists()
+    # evaluate's sharded figures have no JSON form: refused, not ignored
+    bad = cli("evaluate", str(RECORDING), "--shards", "2", "--json")
+    assert bad.returncode == 2 and "--json" in bad.stderr and not bad.stdout.strip()
     bad = cli("gate", "--base", "HEAD", "--shard", "3/2", "--shard-plan", str(plan))
     assert bad.returncode == 2 and "--shard" in bad.stderr
     bad = cli("gate", "--base", "HEAD", "--shard", "1/3", "--shard-plan", str(plan))

@@ -144,6 +144,8 @@ def _sharded(args, cfg, recordings, looks, budget) -> int:
     """`--shards N`: each recording's figures over a shard plan (gate/shards.py)."""
     if not 2 <= args.shards <= 64 or args.one_stage or not cfg.confirm:
         raise BadInput("--shards", None, "2 to 64, with the two-stage gate", args.shards)
+    if args.json:  # a table only (per benchmark: tracker/bench/shard_detection.py)
+        raise BadInput("--json", None, "without --shards (use --markdown)", True)
     md, runs = [], []
     for parts in recordings:
         out = shard_replay.replay(
