@@ -70,14 +70,20 @@ def test_the_diff_of_two_real_profiles_names_the_frame_head_sleeps_in(tmp_path):
         # machine (the base's k >= 1.5) a CI run read the on-CPU one above the wall (10.7 ms
         # against 3.1 ms a call); asserted where the machine was quiet.
         assert nap["head"]["wall"] - nap["head"]["cpu"] >= nap["head"]["wall"] / 2, nap
-    assert ("MainThread", "main (worker.py)") not in rows  # the step loop, left out
+    # The step loop is not what the diff names: on a loaded machine (a CI run beside replays) a
+    # sample can land in its own frame between steps, so it may have a row, but never above nap.
+    loop = rows.get(("MainThread", "main (worker.py)"))
+    if loop is not None:
+        gain = lambda r: r["head"]["wall"] - r["base"]["wall"]  # noqa: E731
+        assert gain(loop) < gain(nap), (loop, nap)
     threads = {t["thread"]: t for t in doc["threads"]}
     assert threads["napper_N"]["base"]["count"] == 0 and threads["napper_N"]["head"]["count"] == 1
     assert "nap (worker.py)" in text and "napper_N" in text
     for side in ("base", "head"):
         sampled = doc["sampled"][side]
         assert sampled["calls"] == found[side].calls and sampled["intervals"] > 0, sampled
-    assert ("napper_N", "nap (worker.py)") in {(t["thread"], t["frame"]) for t in entry["top"]}
+    top = [(t["thread"], t["frame"]) for t in entry["top"]]
+    assert ("napper_N", "nap (worker.py)") in top, top
 
 
 def test_a_profile_that_cannot_be_taken_says_why(tmp_path):
@@ -126,3 +132,27 @@ def test_the_step_loop_waiting_for_the_gate_is_told_apart_from_the_calls():
     assert profile_diff.loop_frames(stacks) is None
     assert profile_diff.loop_frames(Counter({loop: 5, ("", "pool_N", "x"): 1})) is None
     assert profile_diff.loop_frames(Counter({loop: 5, call: 1})) is None  # most of the time
+
+
+def test_a_thread_only_head_has_is_ranked_however_little_cpu_it_takes():
+    """py-spy's samples of head's napper, all off a CPU (it sleeps in `nap`), and a base without
+    one: the group is head's new work, not "idle throughout on both sides"; its `nap` is ranked.
+    (Before, a napper caught on a CPU in none of its samples was idle and its frame left out:
+    the real-profile test above failed one run in about ten.)"""
+    stack = ("", "napper_N", "_worker (concurrent/futures/thread.py)", "nap (worker.py)")
+    main = ("", "MainThread", "main (worker.py)")
+
+    def side(napping: bool) -> pyspy.Samples:
+        s = pyspy.Samples(sampler="py-spy", calls=10, window=0.1)
+        s.wall[main] += 0.1
+        s.cpu[main] += 0.01
+        s.threads = {("", "MainThread"): {"1"}}
+        if napping:
+            s.wall[stack] += 0.05
+            s.threads[("", "napper_N")] = {"2"}
+        return s
+
+    doc = profile_diff.diff("diag/nap", {"base": side(False), "head": side(True)}, "py-spy")
+    assert [t["idle"] for t in doc["threads"] if t["thread"] == "napper_N"] == [False]
+    ranked = {(r["thread"], r["frame"]): r for r in doc["self"]}
+    assert ranked[("napper_N", "nap (worker.py)")]["head"]["wall"] == pytest.approx(0.005)

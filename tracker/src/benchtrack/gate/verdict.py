@@ -74,15 +74,14 @@ def _mean_half(g: np.ndarray, n: np.ndarray, level_alpha) -> tuple[np.ndarray, n
 
 def interval(g: np.ndarray, level_alpha: float, exact: np.ndarray | None = None) -> Interval:
     """The interval the verdicts of change (regressed, improved) are taken on, along the last
-    axis of `g`, each side at one-sided `level_alpha`: where the trimmed mean cuts rounds
-    (5 or more), the part the mean's t interval and the trimmed mean's (gate/trimmed.py) share,
-    each taken at half the level (Bonferroni: both cover the change at once but with
-    probability at most `level_alpha` a side), its estimate the middle of it; below 5 rounds
-    the mean's at the full level. Each interval holds the change where the other misses it: a
-    wild round widens the mean's, rounds spread evenly widen the trimmed mean's (fewer degrees
-    of freedom). On the six shipped recordings a −5% loss is failed in 95-97% (quiet) and
-    89-91% (co-tenant) of replayed PRs, against 93-95% and 86-90% with the mean's alone
-    (tracker/LAB.md, "A wild round").
+    axis of `g`, each side at one-sided `level_alpha`: from `trimmed.FROM` rounds, the part the
+    mean's t interval and the trimmed mean's (gate/trimmed.py) share, each taken at half the
+    level (Bonferroni: both cover the change at once but with probability at most `level_alpha`
+    a side), its estimate the middle of it; below, the mean's at the full level. Each holds
+    the change where the other misses it: a wild round widens the mean's, rounds spread evenly
+    widen the trimmed mean's (fewer degrees of freedom). On the six shipped recordings a −5% loss
+    is failed in __Q__ (quiet) and __C__ (co-tenant) of replayed PRs, against 93-95% and 86-90%
+    with the mean's alone (tracker/LAB.md, "A wild round").
 
     `exact` (per benchmark, the axis before the rounds) marks series that repeat run to run
     (instruction counts): their interval is the range of the rounds' log-ratios. A t interval
@@ -93,7 +92,7 @@ def interval(g: np.ndarray, level_alpha: float, exact: np.ndarray | None = None)
     n = np.sum(~np.isnan(g), axis=-1)
     mean, half = _mean_half(g, n, level_alpha)
     lo, hi = mean - half, mean + half
-    if g.shape[-1] and np.any(trimmed.cut(n) > 0):
+    if g.shape[-1] and np.any(n >= trimmed.FROM):
         half_level = np.asarray(level_alpha) / 2
         m0, h0 = _mean_half(g, n, half_level)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -104,7 +103,7 @@ def interval(g: np.ndarray, level_alpha: float, exact: np.ndarray | None = None)
         # Disjoint: one of the two missed; the trimmed mean's alone still holds at half the level.
         apart = both_lo > both_hi
         both_lo, both_hi = np.where(apart, m1 - h1, both_lo), np.where(apart, m1 + h1, both_hi)
-        cuts = (trimmed.cut(n) > 0) & (n >= MIN_ROUNDS)
+        cuts = n >= trimmed.FROM
         lo, hi = np.where(cuts, both_lo, lo), np.where(cuts, both_hi, hi)
         with np.errstate(invalid="ignore"):
             mean = np.where(cuts, (lo + hi) / 2, mean)

@@ -135,7 +135,8 @@ def _sides(
 
 def diff(name: str, sides: dict[str, Samples], tool: str) -> dict[str, Any]:
     """The JSON form: each side's sampling, its threads and frames a call, self and total. A
-    thread group idle throughout on both sides (on a CPU under IDLE of its wall time: a helper
+    thread group idle throughout on both sides (there on both, on a CPU under IDLE of its wall
+    time each: a helper
     waiting for work that never came, a pool's resource tracker) is listed with the threads but
     its frames are not ranked: its wall time a call is the window's, which grows with any loss.
     Its time on a CPU is the sampler's measured one where it has it (`measured_cpu`), each
@@ -152,9 +153,12 @@ def diff(name: str, sides: dict[str, Samples], tool: str) -> dict[str, Any]:
             return s.measured_cpu.get(g, 0.0) / max(s.calls, 1)
         return threads[side].get(g, {}).get("cpu", 0.0)
 
+    # Idle on both sides, so present on both: a group only head has is head's new work, however
+    # little CPU it takes (a pool thread that sleeps in a call of its own: test_diagnose_profile).
     idle = {
         g for g in groups
-        if all(on_cpu(side, g) <= IDLE * threads[side].get(g, {}).get("wall", 0.0)
+        if all(g in threads[side]
+               and on_cpu(side, g) <= IDLE * threads[side][g].get("wall", 0.0)
                for side in SIDES)
     }  # fmt: skip
     zero = {"wall": 0.0, "cpu": 0.0, "count": 0}
