@@ -80,7 +80,7 @@ def interval(g: np.ndarray, level_alpha: float, exact: np.ndarray | None = None)
     a side), its estimate the middle of it; below, the mean's at the full level. Each holds
     the change where the other misses it: a wild round widens the mean's, rounds spread evenly
     widen the trimmed mean's (fewer degrees of freedom). On the six shipped recordings a −5% loss
-    is failed in __Q__ (quiet) and __C__ (co-tenant) of replayed PRs, against 93-95% and 86-90%
+    is failed in 95-97% (quiet) and 89-91% (co-tenant) of replayed PRs, against 93-95% and 86-90%
     with the mean's alone (tracker/LAB.md, "A wild round").
 
     `exact` (per benchmark, the axis before the rounds) marks series that repeat run to run
