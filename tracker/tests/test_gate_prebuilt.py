@@ -145,6 +145,27 @@ def test_a_side_handed_the_other_sides_build_is_refused(jobs) -> None:
     assert code == 2 and doc is None and "bogus.tar" in text, text
 
 
+def test_a_truncated_builds_file_is_refused_and_the_caches_left_alone(jobs) -> None:
+    """Cut inside its last cache file (an upload that stopped): its manifest still reads, its
+    end does not. Refused as bad input naming the file before any cache is replaced."""
+    whole = jobs["builds"].read_bytes()
+    shard, marker = jobs["shard"], jobs["tmp"] / "truncated.marker"
+    cache = shard / "target" / "gate" / "cache"
+    kept = cache / "base" / "kept.txt"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text("a cache from an earlier gate")
+    with tarfile.open(jobs["builds"]) as tar:
+        last = [m for m in tar if m.isfile()][-1]
+    for cut in (last.offset_data + last.size - 10, last.offset_data):
+        truncated = jobs["tmp"] / "truncated.tar"
+        truncated.write_bytes(whole[:cut])
+        code, doc, text = run_gate(shard, marker, "--prebuilt", str(truncated))
+        assert code == 2 and doc is None, text
+        assert "truncated.tar: expected a whole builds file" in " ".join(text.split()), text
+        assert kept.read_text() == "a cache from an earlier gate" and not marker.exists()
+    kept.unlink()
+
+
 def test_the_build_job_refuses_a_builds_path_it_cannot_write(jobs) -> None:
     code, doc, text = run_gate(jobs["shard"], jobs["tmp"] / "m", "--build-only", str(jobs["tmp"]))
     assert code == 2 and doc is None and "--build-only" in text, text

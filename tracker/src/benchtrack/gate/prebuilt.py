@@ -211,11 +211,7 @@ def restore(pre: Prebuilt, sides: tuple[Checkout, Checkout]) -> None:
     m = pre.manifest
     try:
         with tarfile.open(pre.path) as tar:
-            members = [x for x in tar if x.name != MANIFEST]
-            for x in members:
-                parts = x.name.split("/")
-                if parts[0] != "cache" or len(parts) < 2 or parts[1] not in SIDES:
-                    raise BadInput(pre.path, x.name, "cache/base/… or cache/head/… only")
+            members = _members(tar, pre.path)
             for co in sides:
                 stamp(co, m["sources_mtime"])
                 shutil.rmtree(co.cache, ignore_errors=True)
@@ -231,6 +227,25 @@ def restore(pre: Prebuilt, sides: tuple[Checkout, Checkout]) -> None:
                 f"{pre.path}: the {co.side} cache restored has digest {got}, its manifest says "
                 f"{want}: not the build of {co.sha[:12]}; nothing measured",
             )
+
+
+def _members(tar: tarfile.TarFile, path: Path) -> list[tarfile.TarInfo]:
+    """The caches' members, read before any cache is touched: bad input unless each is under
+    cache/<side>/ and the archive runs to its end-of-archive blocks (a cut file, an upload that
+    stopped, lists what it still holds and ends early)."""
+    try:
+        members = [x for x in tar if x.name != MANIFEST]
+        tar.fileobj.seek(tar.offset)
+        end = tar.fileobj.read(2 * tarfile.BLOCKSIZE)
+    except (OSError, tarfile.TarError) as e:
+        raise BadInput(path, None, f"a whole builds file (truncated? {e})") from None
+    if len(end) < 2 * tarfile.BLOCKSIZE or end.strip(b"\0"):
+        raise BadInput(path, None, "a whole builds file (this one ends early: truncated)")
+    for x in members:
+        parts = x.name.split("/")
+        if parts[0] != "cache" or len(parts) < 2 or parts[1] not in SIDES:
+            raise BadInput(path, x.name, "cache/base/… or cache/head/… only")
+    return members
 
 
 def _refuse(sides: tuple[Checkout, Checkout], message: str) -> None:
