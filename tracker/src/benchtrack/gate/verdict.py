@@ -57,19 +57,26 @@ def mean_interval(g: np.ndarray, level_alpha: float) -> Interval:
     """Student-t interval of the mean of `g` along the last axis, each side at one-sided
     `level_alpha`: the equivalence test's (`equivalent`)."""
     n = np.sum(~np.isnan(g), axis=-1)
-    mean, half = _mean_half(g, n, level_alpha)
+    mean, se = _mean_se(g, n)
+    half = _half(n, se, level_alpha)
     return Interval(mean, mean - half, mean + half, n)
 
 
-def _mean_half(g: np.ndarray, n: np.ndarray, level_alpha) -> tuple[np.ndarray, np.ndarray]:
+def _mean_se(g: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The mean of each series' rounds and its standard error (NaN rounds left out)."""
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # series without rounds: NaN, n = 0
         mean = np.nanmean(g, axis=-1) if g.shape[-1] else np.full(g.shape[:-1], np.nan)
-        sd = np.nanstd(g, axis=-1, ddof=1)
+        return mean, np.nanstd(g, axis=-1, ddof=1) / np.sqrt(np.maximum(n, 1))
+
+
+def _half(n: np.ndarray, se: np.ndarray, level_alpha) -> np.ndarray:
+    """The mean's t half-width at one-sided `level_alpha`; infinite below MIN_ROUNDS."""
+    with np.errstate(invalid="ignore"):
         t = special.stdtrit(np.maximum(n - 1, 1), 1 - level_alpha)  # upper quantile of t(df)
-        half = np.where(n >= MIN_ROUNDS, t * sd / np.sqrt(np.maximum(n, 1)), np.inf)
+        half = np.where(n >= MIN_ROUNDS, t * se, np.inf)
     # Identical rounds (a quantised metric such as RSS) give sd = 0: the interval is the point.
-    return mean, np.where(np.isnan(half), np.inf, half)
+    return np.where(np.isnan(half), np.inf, half)
 
 
 def interval(g: np.ndarray, level_alpha: float, exact: np.ndarray | None = None) -> Interval:
@@ -90,11 +97,12 @@ def interval(g: np.ndarray, level_alpha: float, exact: np.ndarray | None = None)
     recordings instead of bounding it.
     """
     n = np.sum(~np.isnan(g), axis=-1)
-    mean, half = _mean_half(g, n, level_alpha)
-    lo, hi = mean - half, mean + half
+    m0, se0 = _mean_se(g, n)
+    half = _half(n, se0, level_alpha)
+    mean, lo, hi = m0, m0 - half, m0 + half
     if g.shape[-1] and np.any(n >= trimmed.FROM):
         half_level = np.asarray(level_alpha) / 2
-        m0, h0 = _mean_half(g, n, half_level)
+        h0 = _half(n, se0, half_level)
         with np.errstate(invalid="ignore", divide="ignore"):
             m1, se = trimmed.mean_se(g, n)
             h1 = special.stdtrit(trimmed.dof(n), 1 - half_level) * se
