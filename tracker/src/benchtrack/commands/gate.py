@@ -168,7 +168,10 @@ def run(args: argparse.Namespace) -> int:
         prebuilt.check(pre, shas, [s.name for s in suites], built_config)
     logs = root / "target" / "gate" / "logs"
     profiles = _profiles(out_dir)  # the count suites' functions per side (function_diff)
-    made: list[worktree.Checkout] = []  # inside the try: a cancel while adding head removes base
+    made: list[worktree.Checkout] = []
+    # The sides whose checkout began, inside the try: a cancel at any point of it (even after git
+    # made the worktree, before `made` holds it) removes what was made.
+    begun: list[str] = []
     failures: list = []
     budget = None if args.no_adaptive or not minutes else minutes * 60
     if pre is not None and budget is not None:  # the PR waited for the build job's builds too
@@ -179,7 +182,9 @@ def run(args: argparse.Namespace) -> int:
     with idle.polling(cfg.idle, sudo=args.idle_sudo) as idle_state:
         say(idle_state)
         try:
+            begun.append("base")
             made.append(worktree.checkout(root, "base", args.base, base_sha, base_subject))
+            begun.append("head")
             made.append(worktree.checkout(root, "head", args.head, head_sha, head_subject))
             sides = (made[0], made[1])
             pins = toolchain_pins(sides[1].path)
@@ -197,8 +202,8 @@ def run(args: argparse.Namespace) -> int:
         finally:
             os.environ.pop(function_diff.ENV, None)
             if not args.keep_worktrees:
-                for co in made:
-                    worktree.remove(root, co)
+                for side in begun:
+                    worktree.discard(root, worktree.path_for(root, side))
     outcome.suite_failures = failures
     outcome.looks = looks
     outcome.meta = {

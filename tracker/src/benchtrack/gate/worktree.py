@@ -80,10 +80,14 @@ def registered(repo: Path) -> dict[Path, list[str]]:
     return found
 
 
+def path_for(repo: Path, side: str) -> Path:
+    """This side's worktree (fixed per side: incremental builds keyed on paths stay warm)."""
+    return repo / "target" / "gate" / "worktrees" / side
+
+
 def checkout(repo: Path, side: str, ref: str, sha: str, subject: str) -> Checkout:
     """Put `sha` in this side's worktree: reuse it if registered and whole, else (re)create it."""
-    root = repo / "target" / "gate"
-    path, cache = root / "worktrees" / side, root / "cache" / side
+    path, cache = path_for(repo, side), repo / "target" / "gate" / "cache" / side
     cache.mkdir(parents=True, exist_ok=True)
     git.run(repo, "worktree", "prune")
     attributes = registered(repo).get(path.resolve())
