@@ -104,7 +104,7 @@ def test_inits_gate_has_the_second_stage_that_decides_what_the_screening_left_op
     cfg = gate_config.parse(tomllib.loads(files["benchtrack.toml"]), "benchtrack.toml")
     assert cfg.confirm is not None
     assert cfg.look_schedule() == [5]  # the screening: one look, every benchmark measured
-    assert cfg.confirm.look_schedule() == [16] and cfg.confirm.most == 12  # this repository's
+    assert cfg.confirm.look_schedule() == [16] and cfg.confirm.most == 24  # this repository's
     assert cfg.minutes == 15
     # the equivalence test's level is split over both stages' looks: the screening's own test
     # and the pooled one (1 screening look x (1 + 1)), a fifth of β to the first

@@ -5,6 +5,7 @@ stages keep the false-fail rate within alpha while a loss the screening cannot r
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import replace
 
@@ -13,8 +14,9 @@ import pytest
 
 from benchtrack.gate import confirm
 from benchtrack.gate import verdict as v
-from benchtrack.gate.config import Confirm, Suite
-from benchtrack.gate.outcome import Outcome, Row
+from benchtrack.gate.config import Confirm, GateConfig, Suite
+from benchtrack.gate.model import Meta, Rounds
+from benchtrack.gate.outcome import Outcome, Row, analyse
 from benchtrack.lab import replay
 
 
@@ -112,7 +114,8 @@ def _decide(g1, g2, plan, budget=None, per_round=1.0, primary=None):
 
 def test_two_stages_keep_false_fails_within_alpha_on_normal_rounds() -> None:
     # Noisy series (5% a round) give the screening many candidates: the confirmation's rounds
-    # are new, so at alpha/2 over the candidates it fails at most alpha of the PRs.
+    # are new, so at CONFIRM of alpha over the candidates, however the screening weighs them,
+    # it fails at most alpha of the PRs.
     m, prs = 40, 4000
     sd = np.concatenate([np.full(20, 0.05), np.full(20, 0.01)])
     g1, g2 = _simulate(prs, m, sd, 5, 16, seed=1)
@@ -128,12 +131,67 @@ def test_a_loss_the_screening_cannot_resolve_is_confirmed() -> None:
     loss = np.zeros((m, 1))
     loss[7] = np.log(0.9)
     one = _decide(g1 + loss, g2 + loss, Confirm(rounds=16, looks=(8,), most=10))
-    # The screening alone (alpha/2 over 40 series, 5 rounds) misses it most of the time ...
-    codes, _, _ = v.sequential(g1 + loss, np.full(m, 0.05), 0.005, [5])
+    # The screening alone (its share of alpha over 40 series, 5 rounds) misses it most of the
+    # time ...
+    codes, _, _ = v.sequential(g1 + loss, np.full(m, 0.05), 0.01 * confirm.SCREEN, [5])
     assert np.mean(codes[:, 7] == v.REGRESSED_C) < 0.3
     # ... the confirmation catches it.
     assert np.mean(one.regressed[:, 7]) >= 0.95
     assert np.all(one.confirm_rounds[one.candidates > 0] >= 8)
+
+
+def test_a_candidate_s_share_of_alpha_follows_its_screening_t() -> None:
+    # rounds' goodness (< 0 worse): a 10% loss in 1% noise, a 3% loss in 3% noise, one not picked
+    rng = np.random.default_rng(3)
+    g = np.stack(
+        [np.log(0.9) + rng.normal(0, 0.01, 5), -0.03 + rng.normal(0, 0.03, 5), np.full(5, -0.5)]
+    )
+    picked = np.array([True, True, False])
+    w = confirm.weights(g, picked)
+    t = -g[:2].mean(axis=1) / (g[:2].std(axis=1, ddof=1) / np.sqrt(5))
+    assert w[2] == 0 and math.isclose(w[0] + w[1], 1.0)
+    assert math.isclose(w[0] / w[1], t[0] / t[1])  # proportional to the screening t
+    # identical rounds (sd 0: an infinite t) take the largest share, not all of it; a candidate
+    # whose screening shows no loss at all still keeps a positive level
+    w = confirm.weights(np.stack([np.full(5, -0.1), g[1], np.zeros(5)]), np.ones(3, bool))
+    assert w[0] > w[1] > w[2] > 0 and math.isclose(w.sum(), 1.0)
+    # no candidate: nothing to share
+    assert np.all(confirm.weights(g, np.zeros(3, bool)) == 0)
+
+
+def test_weighted_confirmation_keeps_false_fails_within_its_alpha() -> None:
+    # At a large alpha (so that its rate can be measured) and many noise candidates of unequal
+    # spread, the weighted confirmation fails no more A/A PRs than CONFIRM of alpha (plus the
+    # screening's SCREEN): weights from the screening's rounds only; taken from the
+    # confirmation's own rounds they would favour its luckiest candidates and overshoot.
+    m, prs, alpha = 30, 4000, 0.2
+    sd = np.linspace(0.005, 0.06, m)
+    g1, g2 = _simulate(prs, m, sd, 5, 16, seed=4)
+    costs = replay.Costs(np.ones(m), np.zeros(m, dtype=int), np.array([2.0]))
+    out = replay.two_stages(
+        g1, g2, np.full(m, 0.05), alpha, [5], Confirm(rounds=16, looks=(), most=m),
+        np.zeros(m, bool), np.full((prs, 5), 60.0), 120.0, None, costs, np.zeros(m, bool),
+    )  # fmt: skip
+    assert np.mean(out.candidates) > 1.5
+    assert np.mean(np.any(out.regressed, axis=-1)) <= alpha + 3 * np.sqrt(alpha / prs)
+
+
+def test_the_confirmation_judges_each_candidate_at_its_share(tmp_path) -> None:
+    # outcome.analyse with `shares`: the larger share, the narrower interval on the same rounds
+    cfg = GateConfig("test", suites={}, confirm=Confirm(rounds=3, looks=(), most=4))
+    data = Rounds()
+    for k, ratio in enumerate((0.9, 0.95, 0.92, 0.97, 0.91)):
+        data.orders.append("base,head")
+        for name in ("t/a", "t/b"):
+            for side, value in (("base", 100.0), ("head", 100.0 * ratio)):
+                data.add(side, k, name, [value], Meta("calls/s", "bigger", "ls", paired=True))
+    keys = {"t/a", "t/b"}
+    even = analyse(data, cfg, [5], alpha=0.01, keys=keys)
+    rows = {r.name: r for r in analyse(data, cfg, [5], alpha=0.01, keys=keys,
+                                       shares={"t/a": 0.9, "t/b": 0.1}).rows}  # fmt: skip
+    width = {r.name: r.hi - r.lo for r in even.rows}
+    assert width["t/a"] == width["t/b"]
+    assert rows["t/a"].hi - rows["t/a"].lo < width["t/a"] < rows["t/b"].hi - rows["t/b"].lo
 
 
 def test_the_budget_moves_the_confirmation_s_last_look() -> None:
@@ -272,9 +330,6 @@ def test_an_open_benchmark_the_second_stage_measured_shows_its_interval_over_eve
     from test_lockstep import NS, _sides, _worker_suite, bench
 
     from benchtrack.gate import comment, decide, render, stages
-    from benchtrack.gate.config import GateConfig
-    from benchtrack.gate.model import Meta, Rounds
-    from benchtrack.gate.outcome import analyse
     from benchtrack.gate.rounds import RoundPlan
 
     head_ns = 95_700  # 100,000 / 95,700: 4.49% more calls a second
@@ -287,7 +342,7 @@ def test_an_open_benchmark_the_second_stage_measured_shows_its_interval_over_eve
         screened.orders.append("base,head")
         for side, value in (("base", 100.0), ("head", 100.0 * ratio)):
             screened.add(side, k, "t/open", [value], Meta("calls/s", "bigger", "ls", paired=True))
-    screen = analyse(screened, cfg, [3], alpha=cfg.alpha * confirm.SHARE)
+    screen = analyse(screened, cfg, [3], alpha=cfg.alpha * confirm.SCREEN)
     at = decide.levels(cfg, [3])[1]
     opened = decide.open_rows(screen, [])
     assert [(r.name, r.verdict, r.rounds) for r in opened] == [("t/open", "inconclusive", 3)]

@@ -80,7 +80,7 @@ ROUNDS = 5  # the screening's, one look
 # benchmark its first look could not tell unchanged left "could not be told apart".
 CONFIRM_ROUNDS = 16
 CONFIRM_LOOKS: tuple[int, ...] = ()  # one look, at the last round
-CONFIRM_MOST = 12
+CONFIRM_MOST = 24
 MINUTES = 15
 PAIR_SECONDS = (0.25, 1.0)  # a benchmark's pairs in a round end after this long, within these
 

@@ -15,7 +15,7 @@
     [gate.confirm]            # screen, then confirm the candidates (gate/confirm.py); left out:
     rounds = 16               # one stage, as [gate] rounds and looks say
     looks = [8]
-    most = 12
+    most = 24
 
     [gate.thresholds]         # per benchmark or group: glob on the name, longest pattern wins
     "perl/rss/*" = 0.02
@@ -70,7 +70,7 @@ class Confirm:
 
     rounds: int = 16
     looks: tuple[int, ...] = (8,)
-    most: int = 12
+    most: int = 24
 
     def look_schedule(self) -> list[int]:
         return [*sorted({k for k in self.looks if k < self.rounds}), self.rounds]

@@ -2,36 +2,53 @@
 
 A t interval from a handful of rounds, taken at alpha split over ~90 series, 3 runner-size jobs
 and every look, is many standard deviations wide: one round's noise is then enough to hide a 10%
-loss (tracker/GATE.md). So the gate runs in two stages, each spending half of the PR's alpha:
+loss (tracker/GATE.md). So the gate runs in two stages, which split the PR's alpha:
 
-1. **Screening** (gate/rounds.py, `[gate].rounds`): every benchmark, every series. Its intervals
-   (at alpha/2 over all series) give every verdict, a regression included;
-2. **Confirmation**: a series whose estimated loss is at least half its threshold, whose interval
-   still reaches beyond the threshold and that the screening did not already call regressed is
-   a *candidate*, at most `most` of them (the largest estimated losses relative to the
-   threshold). The candidates alone are measured again, in rounds of their own (fresh
-   processes, the same lockstep), up to `rounds` with adaptive looks; each is judged on those
-   rounds only, at alpha/2 split over the candidates and the looks. A few candidates leave a
-   narrow interval after a dozen short rounds, where the screening's could not tell.
+1. **Screening** (gate/rounds.py, `[gate].rounds`), at `SCREEN` of alpha over all series: every
+   benchmark, every series. Its intervals give every verdict, a regression included; with 5
+   rounds (4 degrees of freedom) at a Bonferroni level that small, only a loss many times its
+   rounds' spread is called there, and such a loss is as sure at a fifth of the level;
+2. **Confirmation**, at the rest (`CONFIRM`): a series whose estimated loss is at least half its
+   threshold, whose interval still reaches beyond the threshold and that the screening did not
+   already call regressed is a *candidate*, at most `most` of them (the largest estimated
+   losses relative to the threshold). The candidates alone are measured again, in rounds of
+   their own (fresh processes, the same lockstep), up to `rounds` with adaptive looks; each is
+   judged on those rounds only, at its share (`shares`) of the stage's alpha, over the looks.
+   A few candidates leave a narrow interval after a dozen short rounds, where the screening's
+   could not tell.
 
-Sound whatever the screening picks: the confirmation's rounds are new, so given any choice of k
-candidates, the chance that one of them is falsely confirmed is at most k x alpha/(2k); with the
-screening's own alpha/2, a PR that changed nothing fails with probability at most alpha.
-Instruction counts (their rounds' range, gate/verdict.py) are judged in the screening only: they
-repeat, so more rounds would tell nothing new.
+Sound whatever the screening picks and however it weighs them: the confirmation's rounds are
+new, so given the screening's rounds, the chance that some candidate is falsely confirmed is at
+most the sum of their levels, CONFIRM x alpha (a weighted Bonferroni test whose weights come
+from an independent first sample); with the screening's own SCREEN x alpha, a PR that changed
+nothing fails with probability at most alpha. Instruction counts (their rounds' range,
+gate/verdict.py) are judged in the screening only: they repeat, so more rounds would tell
+nothing new.
+
+Why a fifth, and why weights (tracker/LAB.md, "Alpha where it decides"): over 16 shards of
+1,000 benchmarks a shard's candidates shared alpha/16 equally, and a real loss among noise
+candidates got too little of it for the rounds' spread (co-tenant: 939 of 1,000 benchmarks at
+>= 95% of a -10% loss); a candidate's share now follows its screening t (estimated loss over
+its standard error), which a real loss has large and a noise candidate small.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import replace
 
+import numpy as np
+
+from benchtrack.gate import verdict as v
 from benchtrack.gate.config import Confirm, Suite, split_key
+from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row, sort_rows
 from benchtrack.stats import REGRESSED
 
-SHARE = 0.5  # of the PR's alpha, for each stage
+SCREEN = 0.1  # of the PR's alpha, for the screening
+CONFIRM = 1 - SCREEN  # for the confirmation, split over its candidates by `weights`
 
 
 def loss(row: Row) -> float:
@@ -62,6 +79,36 @@ def candidates(outcome: Outcome, plan: Confirm) -> list[Row]:
     ]
     picked.sort(key=lambda r: -loss(r) / r.threshold)
     return picked[: plan.most]
+
+
+def weights(g: np.ndarray, picked: np.ndarray) -> np.ndarray:
+    """Each candidate's share of the confirmation's alpha, (..., m) from the screening's rounds
+    `g` (..., m, n) in goodness terms (< 0 worse, NaN: not measured) and `picked` (..., m): its
+    screening t, the estimated loss over its standard error (at least a millionth of the
+    largest), over the sum of the candidates' (0 for the others). Fixed before the
+    confirmation measures, so the shares may follow the screening's data."""
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a series without rounds: NaN
+        n = np.sum(~np.isnan(g), axis=-1)
+        t = -np.nanmean(g, axis=-1) / (np.nanstd(g, axis=-1, ddof=1) / np.sqrt(n))
+    # identical rounds (sd 0) give an infinite t: the largest share, not all of it
+    t = np.nan_to_num(np.maximum(t, 0.0), nan=0.0, posinf=1e6)
+    t = np.where(picked, t, 0.0)
+    top = np.max(t, axis=-1, keepdims=True, initial=0.0)
+    t = np.where(picked, np.maximum(t, np.where(top > 0, top * 1e-6, 1.0)), 0.0)
+    return t / np.maximum(np.sum(t, axis=-1, keepdims=True), np.finfo(float).tiny)
+
+
+def shares(rows: list[Row], screened: Rounds) -> dict[str, float]:
+    """`weights` of the candidates `rows`, by name, from the screening's rounds."""
+    names = [r.name for r in rows]
+    if not names:
+        return {}
+    b = np.array([screened.padded("base", n) for n in names])
+    h = np.array([screened.padded("head", n) for n in names])
+    g = v.goodness(b, h, np.array([r.direction != "smaller" for r in rows]))
+    w = weights(g, np.ones(len(names), dtype=bool))
+    return dict(zip(names, (float(x) for x in w), strict=True))
 
 
 def name_filter(rows: list[Row]) -> str:

@@ -195,11 +195,13 @@ def analyse(
     *,
     alpha: float | None = None,
     keys: set[str] | None = None,
+    shares: dict[str, float] | None = None,
 ) -> Outcome:
     """Verdicts for every benchmark measured on both sides, at the rounds measured so far
     (`looks`: the adaptive stop's looks, the last one the round limit). `alpha`: this stage's
     share of the PR's (all of it by default; the screening and the confirmation each get half,
-    gate/confirm.py); `keys`: judge these series only."""
+    gate/confirm.py); `keys`: judge these series only; `shares`: each one's share of `alpha`
+    (the confirmation's weights, gate/confirm.py), instead of an equal one."""
     base, head = data.values["base"], data.values["head"]
     failed = {side: dict(errs) for side, errs in data.errors.items()}
     broken = set(failed["base"]) | set(failed["head"])
@@ -220,7 +222,10 @@ def analyse(
         # runner-size jobs CI runs for this PR (each job gated at alpha / jobs).
         exact = exact_series(names)
         share = cfg.alpha if alpha is None else alpha
-        level = v.per_look_alpha(share / cfg.jobs, v.tested(len(names), exact), len(looks))
+        if shares is None:
+            level = v.per_look_alpha(share / cfg.jobs, v.tested(len(names), exact), len(looks))
+        else:
+            level = share / cfg.jobs * np.array([shares[n] for n in names]) / max(len(looks), 1)
         iv = v.interval(g, level, exact)
         worse, better = v.band(thresholds)
         codes = v.decide(iv, worse, better, exact)

@@ -1,10 +1,11 @@
 """The gate's two stages on one PR: the screening's rounds, then the second stage's segments.
 
-Screen, then confirm (gate/confirm.py, gate/decide.py): each stage spends half of alpha (one
-stage: all of it). The screening measures every benchmark in rounds up to its looks; the second
-stage measures its candidates and the benchmarks it left open, in segments between its own
-looks, each series until it is decided or out of reach, within what is left of the time budget.
-`benchtrack gate` calls this between making the worktrees and writing gate.json.
+Screen, then confirm (gate/confirm.py, gate/decide.py): the screening spends `confirm.SCREEN` of
+alpha, the confirmation the rest, weighted over its candidates (one stage: all of it). The
+screening measures every benchmark in rounds up to its looks; the second stage measures its
+candidates and the benchmarks it left open, in segments between its own looks, each series
+until it is decided or out of reach, within what is left of the time budget. `benchtrack gate`
+calls this between making the worktrees and writing gate.json.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def screen_then_confirm(
 ) -> tuple[Outcome, Rounds, dict]:
     """(the outcome, the screening's rounds, what the second stage did: {} when it did not run)."""
     looks = plan.looks
-    share = cfg.alpha * confirm.SHARE if cfg.confirm else None
+    share = cfg.alpha * confirm.SCREEN if cfg.confirm else None
     data = interleave(
         plan,
         logs,
@@ -78,7 +79,8 @@ def confirm_stage(
     rounds: decide.over_all_rounds), and what it did, for gate.json."""
     looks = cfg.confirm.look_schedule()
     keys = {r.name for r in picked}
-    share = cfg.alpha * confirm.SHARE
+    share = cfg.alpha * confirm.CONFIRM
+    weights = confirm.shares(picked, screened)  # fixed before its rounds: gate/confirm.py
     rows = {r.name: r for r in [*picked, *opened]}
     active = dict(rows)
     say(
@@ -86,7 +88,7 @@ def confirm_stage(
         f"{', '.join(sorted(active))}"
     )
     data = Rounds()
-    outcome = analyse(data, cfg, looks, alpha=share, keys=keys)
+    outcome = analyse(data, cfg, looks, alpha=share, keys=keys, shares=weights)
     settled: dict[str, Row] = {}
     prev, stopped, spent, pace = 0, False, 0.0, 0.0
     for k, last in enumerate(looks):
@@ -131,7 +133,7 @@ def confirm_stage(
         pace = segment.seconds / max(segment.count, 1)
         data = data.then(segment)
         prev = last
-        outcome = analyse(data, cfg, looks, alpha=share, keys=keys)
+        outcome = analyse(data, cfg, looks, alpha=share, keys=keys, shares=weights)
         pooled = screened.then(data)
         candidates_done = outcome.can_stop
         open_now = [rows[n] for n in active if n not in settled]

@@ -14,7 +14,7 @@ import numpy as np
 
 from benchtrack.gate import verdict as v
 from benchtrack.gate.config import Confirm
-from benchtrack.gate.confirm import SHARE
+from benchtrack.gate.confirm import CONFIRM, SCREEN, weights
 
 
 def budget_rounds(
@@ -90,18 +90,19 @@ def two_stages(
     primary: np.ndarray | None = None,
     beta: float = v.BETA,
 ) -> Decided:
-    """Screen on `g1` (..., m, n1) at alpha/2; then the second stage on `g2` (..., m, n2), within
-    what is left of the budget after the builds and the screening's rounds (`times` (..., n1):
-    their seconds). `alpha` is one job's.
+    """Screen on `g1` (..., m, n1) at SCREEN of alpha; then the second stage on `g2`
+    (..., m, n2), within what is left of the budget after the builds and the screening's rounds
+    (`times` (..., n1): their seconds). `alpha` is one job's.
 
     The second stage measures the screening's candidates (gate/confirm.py: judged on its rounds
-    alone, at alpha/2 over the candidates and its looks) and every `primary` series the
-    screening left open (neither regressed, improved nor unchanged), which can only be called
-    unchanged: by the equivalence test at `beta` split over its looks (verdict.beta_levels), on
-    its screening and second-stage rounds together. A series leaves the rounds once decided or
-    once no outcome is within reach by the last look; the stage ends when none is left, at its
-    last look, or when the budget is spent (each round costs what its open series cost)."""
-    share = alpha * SHARE
+    alone, at CONFIRM of alpha over its looks, split over the candidates by their screening t)
+    and every `primary` series the screening left open (neither regressed, improved nor
+    unchanged), which can only be called unchanged: by the equivalence test at `beta` split over
+    its looks (verdict.beta_levels), on its screening and second-stage rounds together. A series
+    leaves the rounds once decided or once no outcome is within reach by the last look; the
+    stage ends when none is left, at its last look, or when the budget is spent (each round
+    costs what its open series cost)."""
+    share = alpha * SCREEN
     flat = times.reshape(-1, times.shape[-1])
     cap = budget_rounds(flat, looks, budget, build).reshape(times.shape[:-1])
     codes1, stop1, iv1 = v.sequential(g1, thresholds, share, looks, exact, cap)
@@ -131,7 +132,9 @@ def two_stages(
     wanted = np.ones(codes1.shape[-1], dtype=bool) if primary is None else np.asarray(primary)
     open_ = wanted & ~np.asarray(exact) & ~picked & ~screened & ~improved & ~same
     active = picked | open_
-    level = share / np.maximum(k, 1) / len(looks2)
+    # each candidate's level, fixed by the screening's rounds (gate/confirm.py: weights)
+    level = alpha * CONFIRM * weights(g1_used, picked) / len(looks2)
+    level = np.where(picked, level, 0.5)  # the others are not judged here
     codes2 = np.full(picked.shape, v.INCONCLUSIVE_C, dtype=np.int8)
     had = np.zeros(picked.shape, dtype=int)  # second-stage rounds each series was measured in
     rounds2 = np.zeros(k.shape, dtype=int)
@@ -152,14 +155,14 @@ def two_stages(
         measured = np.arange(g2.shape[-1]) < had[..., None]
         g2_had = np.where(measured, g2, np.nan)
         g2_picked = np.where(picked[..., None], g2_had, np.nan)
-        iv = v.interval(g2_picked, level[..., None])
+        iv = v.interval(g2_picked, level)
         c = v.decide(iv, worse, better)
         codes2 = np.where(active & ~done[..., None], c, codes2)
         pooled = v.mean_interval(np.concatenate([g1_used, g2_had], axis=-1), b_level)
         same |= active & v.equivalent(pooled, eq_worse, eq_better)
         left_open = picked & (codes2 == v.INCONCLUSIVE_C)
-        spread = v.mean_interval(g2_picked, level[..., None])
-        reach = left_open & v.could_become_regressed(spread, worse, level[..., None], looks2[-1])
+        spread = v.mean_interval(g2_picked, level)
+        reach = left_open & v.could_become_regressed(spread, worse, level, looks2[-1])
         n_last = int(np.max(stop1, initial=0)) + looks2[-1]
         reach |= v.could_become_unchanged(pooled, eq_worse, eq_better, b_level, n_last)
         active &= ~same & ~(codes2 == v.REGRESSED_C) & (reach | (pooled.n < v.MIN_ROUNDS))
