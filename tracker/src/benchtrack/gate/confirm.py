@@ -7,7 +7,7 @@ loss (tracker/GATE.md). So the gate runs in two stages, which split the PR's alp
 1. **Screening** (gate/rounds.py, `[gate].rounds`), at `SCREEN` of alpha over all series: every
    benchmark, every series. Its intervals give every verdict, a regression included; with 5
    rounds (4 degrees of freedom) at a Bonferroni level that small, only a loss many times its
-   rounds' spread is called there, and such a loss is as sure at a fifth of the level;
+   rounds' spread is called there, and such a loss is as sure at a fraction of the level;
 2. **Confirmation**, at the rest (`CONFIRM`): a series whose estimated loss is at least half its
    threshold, whose interval still reaches beyond the threshold and that the screening did not
    already call regressed is a *candidate*, at most `most` of them (the largest estimated
@@ -47,7 +47,7 @@ from benchtrack.gate.model import Rounds
 from benchtrack.gate.outcome import Outcome, Row, sort_rows
 from benchtrack.stats import REGRESSED
 
-SCREEN = 0.1  # of the PR's alpha, for the screening
+SCREEN = 0.2  # of the PR's alpha, for the screening
 CONFIRM = 1 - SCREEN  # for the confirmation, split over its candidates by `weights`
 
 
