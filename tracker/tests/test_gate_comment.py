@@ -287,7 +287,7 @@ def test_an_intervals_text_is_bounded_whatever_its_numbers(tmp_path):
 
 
 def test_code_shows_what_a_reader_cannot_see_as_escapes():
-    from benchtrack.gate.mdtext import block, code
+    from benchtrack.mdtext import block, code
 
     bidi_c1_zw = "ab\u202ecd\u2066\x85\x9b\u200d\ufeff\x00\n`|"
     shown = r"`` ab\u202ecd\u2066\u0085\u009b\u200d\ufeff\u0000\u000a` ``\|"  # a | between spans

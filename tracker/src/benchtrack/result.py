@@ -43,7 +43,7 @@ COUNT_UNIT_RE = re.compile(r"^instructions/[A-Za-z][A-Za-z0-9_ \-]*$")
 # is written: control characters (C0, C1), line and paragraph separators, and Unicode's
 # Bidi_Control characters (U+061C, U+200E-200F, U+202A-202E, U+2066-2069: overrides, embeddings,
 # isolates and marks reorder the text around them). Other invisible characters (a zero-width
-# space) are allowed and shown as escapes wherever a name is shown (gate/mdtext.py). Every
+# space) are allowed and shown as escapes wherever a name is shown (benchtrack/mdtext.py). Every
 # Markdown the gate writes shows any such name safely as code (mdtext.code). The suite prefix
 # keeps two suites' equal names apart in one data.js and is how the history and the dashboard
 # tell a series' suite. No name becomes a path as it is: the dashboard's files are a slug and a

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchtrack.detect.publish import Change
+from benchtrack.mdtext import code
 
 
 def _pct(change: float) -> str:
@@ -25,10 +26,6 @@ def _what(c: Change) -> str:
 def _md_commit(c: Change) -> str:
     short = c.commit[:7]
     return f"[`{short}`]({c.url})" if c.url else f"`{short}`"
-
-
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def markdown(
@@ -57,8 +54,10 @@ def markdown(
         for c in new_changes:
             mark = "🔴" if c.regression else "🟢"
             lines.append(
-                f"| {mark} {_what(c)} | `{_md_cell(c.series)}` | {c.runner} | {_md_commit(c)} "
-                f"{_md_cell(c.message.splitlines()[0] if c.message else '')[:60]} | "
+                # series, runner and commit message as inert code (benchtrack/mdtext.py): a
+                # name or a message may hold backticks, pipes, links or @mentions
+                f"| {mark} {_what(c)} | {code(c.series)} | {code(c.runner)} | {_md_commit(c)} "
+                f"{code(c.message.splitlines()[0], 60) if c.message else ''} | "
                 f"{_pct(c.change)} | {_num(c.before)} → {_num(c.after)} {c.unit} | "
                 f"{c.significance:.1e} |"
             )

@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 
 from benchtrack.fsutil import atomic_write
-from benchtrack.gate.mdtext import code, pct
+from benchtrack.mdtext import code, pct
 
 SCHEMA = "benchtrack.profile/1"
 ENV = "BENCHTRACK_PROFILES"

@@ -19,8 +19,8 @@ from typing import Any
 
 from benchtrack.gate import function_diff, render
 from benchtrack.gate.diagnose import text as diagnosis_text
-from benchtrack.gate.mdtext import code
 from benchtrack.gate.outcome import Outcome, Row
+from benchtrack.mdtext import code
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
 MAX_CHARS = 60_000  # GitHub refuses a comment body over 65,536 characters

@@ -15,8 +15,8 @@ from benchtrack.fsutil import atomic_write
 from benchtrack.gate import skip
 from benchtrack.gate import verdict as v
 from benchtrack.gate.config import split_key
-from benchtrack.gate.mdtext import block, code, pct
 from benchtrack.gate.outcome import Outcome, Row
+from benchtrack.mdtext import block, code, pct
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
 MARK = {

@@ -6,6 +6,8 @@ reads the same everywhere.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from benchtrack.compare import VERDICTS, Row, SuiteComparison
 
 _SI = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -37,7 +39,8 @@ def fmt_change(row: Row) -> str:
     return f"{row.change.percent:+.1f}% [{(lo - 1) * 100:+.1f}, {(hi - 1) * 100:+.1f}]"
 
 
-def summary(comparison: SuiteComparison) -> str:
+def summary(comparison: SuiteComparison, name: Callable[[str], str] = str) -> str:
+    """One line of counts; `name` shows the suite and the runner key (Markdown: as code)."""
     counts = comparison.counts()
     parts = [f"{counts[v]} {v}" for v in VERDICTS if counts[v]]
     head = comparison.head_commit or comparison.base_commit
@@ -47,7 +50,8 @@ def summary(comparison: SuiteComparison) -> str:
         else (f"{head.id[:7]} (no previous run)" if head else "")
     )
     return (
-        f"{comparison.suite} on {comparison.runner_key}, {commits}: {len(comparison.rows)} "
+        f"{name(comparison.suite)} on {name(comparison.runner_key)}, {commits}: "
+        f"{len(comparison.rows)} "
         f"benchmarks: {', '.join(parts) or 'none'} (threshold {comparison.threshold * 100:g}%)"
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from benchtrack.compare import VERDICTS, SuiteComparison
+from benchtrack.mdtext import code
 from benchtrack.report import fmt_change, fmt_spread, fmt_value, overall, summary
 
 ICONS = {
@@ -23,7 +24,7 @@ def _cell(text: str) -> str:
 def render(comparisons: list[SuiteComparison]) -> str:
     lines = [f"### benchtrack: {overall(comparisons)}", ""]
     for comparison in comparisons:
-        lines += [f"#### {comparison.suite} · `{comparison.runner_key}`", ""]
+        lines += [f"#### {code(comparison.suite)} · {code(comparison.runner_key)}", ""]
         lines += [
             "| benchmark | throughput | ± | change [95% CI] | verdict |",
             "|---|--:|--:|--:|---|",
@@ -35,8 +36,8 @@ def render(comparisons: list[SuiteComparison]) -> str:
             if bench is not None and not bench.bigger_is_better:
                 value += " (smaller is better)"
             change = row.error if row.error is not None else fmt_change(row)
-            cells = [f"`{row.name}`", value, fmt_spread(row), change]
-            cells.append(f"{ICONS.get(row.verdict, '')} {row.verdict}")
-            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-        lines += ["", summary(comparison), ""]
+            cells = [value, fmt_spread(row), change, f"{ICONS.get(row.verdict, '')} {row.verdict}"]
+            # the name as inert code (benchtrack/mdtext.py: already safe in a table cell)
+            lines.append("| " + " | ".join([code(row.name), *map(_cell, cells)]) + " |")
+        lines += ["", summary(comparison, code), ""]
     return "\n".join(lines)

@@ -9,8 +9,8 @@ import math
 from typing import Any
 
 from benchtrack.gate.diagnose.classify import LABELS, MIN_LOSS
-from benchtrack.gate.mdtext import code, pct
-from benchtrack.gate.mdtext import plain as plain_text
+from benchtrack.mdtext import code, pct
+from benchtrack.mdtext import plain as plain_text
 
 OK, FAILED, NOT_RUN = "ok", "failed", "not run"
 
