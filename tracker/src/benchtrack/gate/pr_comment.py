@@ -5,7 +5,7 @@ reports them, never from an artifact, which the PR's code wrote) and what change
 benchmark over every runner size ("this PR: 2 regressed, 1 improved, 77 unchanged, on 1/2/4
 vCPU"). Then each regressed benchmark with, where it is counted, the functions whose work grew
 most (benchtrack.gate.function_diff): the first place to look. Every runner size's full table stays
-collapsed. Every string that came from an artifact is inert code (benchtrack.gate.mdtext). The body
+collapsed. Every string that came from an artifact is inert code (benchtrack.mdtext). The body
 stays under GitHub's comment limit: past MAX_CHARS the full tables give way to a link to the job
 summary, then the longest lists are shortened, and last the text is cut at a whole line (never
 inside a code span, a fenced block closed), saying how much was cut.

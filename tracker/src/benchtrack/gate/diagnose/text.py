@@ -1,5 +1,5 @@
 """The diagnosis line, from gate.json's `diagnosis` entry: every name (a syscall, a function, a
-reason a run gave) as inert code (gate/mdtext.py), every number formatted here. `plain=True`:
+reason a run gave) as inert code (benchtrack/mdtext.py), every number formatted here. `plain=True`:
 the same line as plain text, for a page that sets it as text (the dashboard): no code spans, no
 bold, names with only what a reader cannot see escaped."""
 
