@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import math
 import re
-import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -87,10 +86,9 @@ def weights(g: np.ndarray, picked: np.ndarray) -> np.ndarray:
     screening t, the estimated loss over its standard error (at least a millionth of the
     largest), over the sum of the candidates' (0 for the others). Fixed before the
     confirmation measures, so the shares may follow the screening's data."""
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a series without rounds: NaN
-        n = np.sum(~np.isnan(g), axis=-1)
-        t = -np.nanmean(g, axis=-1) / (np.nanstd(g, axis=-1, ddof=1) / np.sqrt(n))
+    mean, se = v.mean_se(g, np.sum(~np.isnan(g), axis=-1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = -mean / se
     # identical rounds (sd 0) give an infinite t: the largest share, not all of it
     t = np.nan_to_num(np.maximum(t, 0.0), nan=0.0, posinf=1e6)
     t = np.where(picked, t, 0.0)

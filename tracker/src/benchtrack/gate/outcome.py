@@ -199,7 +199,7 @@ def analyse(
 ) -> Outcome:
     """Verdicts for every benchmark measured on both sides, at the rounds measured so far
     (`looks`: the adaptive stop's looks, the last one the round limit). `alpha`: this stage's
-    share of the PR's (all of it by default; the screening and the confirmation each get half,
+    share of the PR's (all of it by default; the screening's and the confirmation's shares:
     gate/confirm.py); `keys`: judge these series only; `shares`: each one's share of `alpha`
     (the confirmation's weights, gate/confirm.py), instead of an equal one."""
     base, head = data.values["base"], data.values["head"]

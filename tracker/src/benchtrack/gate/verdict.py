@@ -57,12 +57,12 @@ def mean_interval(g: np.ndarray, level_alpha: float) -> Interval:
     """Student-t interval of the mean of `g` along the last axis, each side at one-sided
     `level_alpha`: the equivalence test's (`equivalent`)."""
     n = np.sum(~np.isnan(g), axis=-1)
-    mean, se = _mean_se(g, n)
+    mean, se = mean_se(g, n)
     half = _half(n, se, level_alpha)
     return Interval(mean, mean - half, mean + half, n)
 
 
-def _mean_se(g: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def mean_se(g: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The mean of each series' rounds and its standard error (NaN rounds left out)."""
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # series without rounds: NaN, n = 0
@@ -97,7 +97,7 @@ def interval(g: np.ndarray, level_alpha: float, exact: np.ndarray | None = None)
     recordings instead of bounding it.
     """
     n = np.sum(~np.isnan(g), axis=-1)
-    m0, se0 = _mean_se(g, n)
+    m0, se0 = mean_se(g, n)
     half = _half(n, se0, level_alpha)
     mean, lo, hi = m0, m0 - half, m0 + half
     if g.shape[-1] and np.any(n >= trimmed.FROM):
