@@ -13,10 +13,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from cancel import cancel_at
 
 from benchtrack.errors import EXIT_TERMINATED
 from benchtrack.gate import worktree
@@ -223,26 +223,10 @@ def registered_worktrees(repo: Path) -> list[str]:
 )
 def test_a_cancelled_gate_removes_its_worktrees(repo: Path, when: str) -> None:
     # CI cancels with SIGTERM; the worktrees (and their `git worktree` records) must not linger.
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "benchtrack.cli", "gate", "--base", "c1", "--head", "c3"],
-        cwd=repo,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
-    try:
-        mark = repo / "target" / "gate" / when
-        deadline = time.monotonic() + 60
-        while not mark.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert mark.exists(), f"the gate never made {mark}"
-        proc.send_signal(signal.SIGTERM)
-        # Wait for the gate to exit fully: its cleanup is part of what is tested.
-        assert proc.wait(timeout=60) == EXIT_TERMINATED == 128 + signal.SIGTERM
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    argv = [sys.executable, "-m", "benchtrack.cli", "gate", "--base", "c1", "--head", "c3"]
+    mark = repo / "target" / "gate" / when
+    code = cancel_at(argv, repo, {**os.environ, "NO_COLOR": "1"}, mark)
+    assert code == EXIT_TERMINATED == 128 + signal.SIGTERM
     worktrees = repo / "target" / "gate" / "worktrees"
     assert not (worktrees / "base").exists() and not (worktrees / "head").exists()
     assert registered_worktrees(repo) == []

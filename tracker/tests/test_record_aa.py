@@ -10,6 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from cancel import cancel_at
+
+from benchtrack.errors import EXIT_TERMINATED
+
 CONFIG = """\
 [gate]
 rounds = 3
@@ -114,3 +119,24 @@ def test_a_suite_that_failed_is_kept_in_the_recording_and_evaluate_refuses_it(
     assert evaluated.returncode == 2, evaluated.stdout + evaluated.stderr
     assert f"{out}: failures: expected none" in evaluated.stderr
     assert "broken failed to run (base)" in evaluated.stderr
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        "worktrees/aa-counted-head",  # as git adds the second side's worktree
+        "logs-aa-counted",  # once rounds run
+    ],
+)
+def test_a_cancelled_recording_removes_its_worktrees(tmp_path: Path, when: str) -> None:
+    # CI (or a person at the terminal) cancels with SIGTERM: no worktree, and no record of one
+    # in git, may be left, wherever the cancel lands. The checkouts were once made outside the
+    # cleanup's reach: a cancel while the head side's was made left both behind.
+    repo, _, env = fixture_repo(tmp_path, CONFIG)
+    argv = [sys.executable, "-m", "benchtrack", "record-aa", "--rounds", "30"]
+    argv += ["--out", str(tmp_path / "aa.json")]
+    assert cancel_at(argv, repo, env, repo / "target" / "gate" / when) == EXIT_TERMINATED
+    worktrees = repo / "target" / "gate" / "worktrees"
+    assert not any(worktrees.iterdir()) if worktrees.exists() else True
+    listed = run(["git", "worktree", "list", "--porcelain"], repo, env).stdout
+    assert "target/gate" not in listed, listed

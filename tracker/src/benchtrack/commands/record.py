@@ -52,58 +52,21 @@ def run(args: argparse.Namespace) -> int:
     # writes its raw output in its checkout), and per suite selection, so recordings of
     # different suites can run side by side.
     stem = "aa-" + "-".join(s.name for s in suites)
-    sides = tuple(
-        dataclasses.replace(
-            worktree.checkout(root, f"{stem}-{side}", args.ref, sha, subject), side=side
-        )
-        for side in ("base", "head")
-    )
-    co = sides[0]
-    failures: list = []
-    meta = {
-        "commit": sha,
-        "subject": subject,
-        "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": f"{CpuSet.allowed().count} CPUs ({cpus or 'unpinned'}), {cpu_model()}, "
-        f"{platform.system()} {platform.machine()}",
-        "suites": [s.name for s in suites],
-        "filter": args.filter,
-        "env": {s.name: s.env for s in suites},
-        "commands": {s.name: s.command for s in suites},
-    }
-
-    load = LoadMeter()
-
-    def checkpoint(data) -> bool:  # a long recording that is interrupted keeps its rounds
-        load.sample()
-        meta["load"] = load.summary()
-        meta["failures"] = aa.failures(failures)
-        atomic_write(args.out, aa.dump(aa.to_dict(data, meta)))
-        return False
-
-    # The gate's schedule: its rounds go on while the counts run beside them, and only its
-    # first look waits for the counts; so the recording waits there first, not every round
-    # (which made each count round's counting a round's wait: evaluate's no-change minutes were
-    # long by what the rounds after it would have overlapped). Checkpoints from that look on.
-    first = min(cfg.look_schedule(None, adaptive=True)[0], args.rounds)
-    meta["counts_wait_from"] = first
-    with idle.polling(cfg.idle) as idle_state:  # as the gate measures (idle.py)
-        say(idle_state)
-        meta["idle"] = idle_state
-        try:
-            looks = list(range(first, args.rounds + 1))
-            plan = RoundPlan(suites, sides, looks, toolchain_pins(co.path), args.filter, cpus=cpus)
-            data = interleave(
-                plan,
-                root / "target" / "gate" / f"logs-{stem}",
-                stop_when=checkpoint,
-                progress=say,
-                failures=failures,
-            )
-        finally:
-            if not args.keep_worktree:
-                for side in sides:
-                    worktree.remove(root, side)
+    # The sides whose checkout began, inside the try: a cancel at any point of it (even after git
+    # made the worktree, before the checkout returned it) removes what was made, as the gate does.
+    begun: list[str] = []
+    logs = root / "target" / "gate" / f"logs-{stem}"
+    try:
+        made = []
+        for side in ("base", "head"):
+            begun.append(f"{stem}-{side}")
+            co = worktree.checkout(root, begun[-1], args.ref, sha, subject)
+            made.append(dataclasses.replace(co, side=side))
+        data, meta, load, failures = _record(args, cfg, suites, made, cpus, logs, say)
+    finally:
+        if not args.keep_worktree:
+            for name in begun:
+                worktree.discard(root, worktree.path_for(root, name))
     meta["load"] = load.summary()
     meta["failures"] = aa.failures(failures)  # evaluate refuses a recording with a suite missing
     doc = aa.to_dict(data, meta)
@@ -130,3 +93,51 @@ def run(args: argparse.Namespace) -> int:
             }
         )
     return EXIT_BENCHMARK_FAILED if failures else EXIT_OK
+
+
+def _record(args, cfg, suites, sides, cpus, logs: Path, say):
+    """The rounds on both sides' checkouts, checkpointed as they go: (the rounds, the
+    recording's meta, its load meter, the suites' failures)."""
+    co = sides[0]
+    failures: list = []
+    meta = {
+        "commit": co.sha,
+        "subject": co.subject,
+        "recorded": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": f"{CpuSet.allowed().count} CPUs ({cpus or 'unpinned'}), {cpu_model()}, "
+        f"{platform.system()} {platform.machine()}",
+        "suites": [s.name for s in suites],
+        "filter": args.filter,
+        "env": {s.name: s.env for s in suites},
+        "commands": {s.name: s.command for s in suites},
+    }
+    load = LoadMeter()
+
+    def checkpoint(data) -> bool:  # a long recording that is interrupted keeps its rounds
+        load.sample()
+        meta["load"] = load.summary()
+        meta["failures"] = aa.failures(failures)
+        atomic_write(args.out, aa.dump(aa.to_dict(data, meta)))
+        return False
+
+    # The gate's schedule: its rounds go on while the counts run beside them, and only its
+    # first look waits for the counts; so the recording waits there first, not every round
+    # (which made each count round's counting a round's wait: evaluate's no-change minutes were
+    # long by what the rounds after it would have overlapped). Checkpoints from that look on.
+    first = min(cfg.look_schedule(None, adaptive=True)[0], args.rounds)
+    meta["counts_wait_from"] = first
+    with idle.polling(cfg.idle) as idle_state:  # as the gate measures (idle.py)
+        say(idle_state)
+        meta["idle"] = idle_state
+        looks = list(range(first, args.rounds + 1))
+        plan = RoundPlan(
+            suites, tuple(sides), looks, toolchain_pins(co.path), args.filter, cpus=cpus
+        )
+        data = interleave(
+            plan,
+            logs,
+            stop_when=checkpoint,
+            progress=say,
+            failures=failures,
+        )
+    return data, meta, load, failures
