@@ -295,8 +295,9 @@ def test_a_screened_candidate_is_confirmed_in_rounds_of_its_own(repo: Path) -> N
     # inconclusive, as they would a much smaller one at the usual alpha: at alpha 1e-6 their t
     # interval (2 degrees of freedom) is about a thousand round spreads wide, so no chance run of
     # three alike rounds decides it. It is a candidate, measured alone in 24 rounds of its own
-    # (an interval under two spreads wide at that alpha), judged on those at alpha/2 over the
-    # candidates, and confirmed (the fixture's rounds spread ~1%, whatever the machine does).
+    # (an interval under two spreads wide at that alpha), judged on those at its share of the
+    # confirmation's alpha (gate.json's `shares`), and confirmed (the fixture's rounds spread
+    # ~1%, whatever the machine does).
     config = CONFIG.replace("alpha = 0.01\n", "alpha = 0.000001\n")
     config = config.replace("rounds = 10\nlooks = [6]\n", "rounds = 3\nlooks = []\n")
     config = config.replace(
@@ -311,6 +312,10 @@ def test_a_screened_candidate_is_confirmed_in_rounds_of_its_own(repo: Path) -> N
     assert code == 1 and doc, text
     assert "perl/fixture/square" in doc["confirm"]["candidates"], text
     assert doc["confirm"]["rounds"] == 24
+    shares = doc["confirm"]["shares"]
+    assert set(shares) == set(doc["confirm"]["candidates"]) and math.isclose(
+        sum(shares.values()), 1
+    )
     # the candidates' own rounds, both sides, and nothing of the benchmarks not confirmed
     confirmed = doc["confirm"]["values"]
     assert len(confirmed["base"]["perl/fixture/square"]) == 24

@@ -13,17 +13,19 @@ loss (tracker/GATE.md). So the gate runs in two stages, which split the PR's alp
    already call regressed is a *candidate*, at most `most` of them (the largest estimated
    losses relative to the threshold). The candidates alone are measured again, in rounds of
    their own (fresh processes, the same lockstep), up to `rounds` with adaptive looks; each is
-   judged on those rounds only, at its share (`shares`) of the stage's alpha, over the looks.
+   judged on those rounds only, at its share (`shares`) of the stage's alpha over the looks, in
+   a weighted Holm step-down (verdict.step_down): a candidate whose loss is shown passes its
+   share to those left, so a PR that slows many benchmarks confirms its weaker losses too.
    A few candidates leave a narrow interval after a dozen short rounds, where the screening's
    could not tell.
 
 Sound whatever the screening picks and however it weighs them: the confirmation's rounds are
-new, so given the screening's rounds, the chance that some candidate is falsely confirmed is at
-most the sum of their levels, CONFIRM x alpha (a weighted Bonferroni test whose weights come
-from an independent first sample); with the screening's own SCREEN x alpha, a PR that changed
-nothing fails with probability at most alpha. Instruction counts (their rounds' range,
-gate/verdict.py) are judged in the screening only: they repeat, so more rounds would tell
-nothing new.
+new, so given the screening's rounds, the chance that some candidate without a loss is
+confirmed is at most CONFIRM x alpha, whatever the others' losses (Holm's weighted test, with
+weights from an independent first sample); with the screening's own SCREEN x alpha, a PR fails
+on a benchmark it did not slow with probability at most alpha. Instruction counts (their
+rounds' range, gate/verdict.py) are judged in the screening only: they repeat, so more rounds
+would tell nothing new.
 
 Why a fifth, and why weights (tracker/LAB.md, "Alpha where it decides"): over 16 shards of
 1,000 benchmarks a shard's candidates shared alpha/16 equally, and a real loss among noise

@@ -196,12 +196,14 @@ def analyse(
     alpha: float | None = None,
     keys: set[str] | None = None,
     shares: dict[str, float] | None = None,
+    shown: set[str] | None = None,
 ) -> Outcome:
     """Verdicts for every benchmark measured on both sides, at the rounds measured so far
     (`looks`: the adaptive stop's looks, the last one the round limit). `alpha`: this stage's
     share of the PR's (all of it by default; the screening's and the confirmation's shares:
     gate/confirm.py); `keys`: judge these series only; `shares`: each one's share of `alpha`
-    (the confirmation's weights, gate/confirm.py), instead of an equal one."""
+    (the confirmation's weights, gate/confirm.py), instead of an equal one, in a weighted Holm
+    procedure (verdict.step_down) where `shown` are the series an earlier look regressed."""
     base, head = data.values["base"], data.values["head"]
     failed = {side: dict(errs) for side, errs in data.errors.items()}
     broken = set(failed["base"]) | set(failed["head"])
@@ -224,13 +226,14 @@ def analyse(
         share = cfg.alpha if alpha is None else alpha
         if shares is None:
             level = v.per_look_alpha(share / cfg.jobs, v.tested(len(names), exact), len(looks))
-        else:
-            level = share / cfg.jobs * np.array([shares[n] for n in names]) / max(len(looks), 1)
-        iv = v.interval(g, level, exact)
+            iv = v.interval(g, level, exact)
+        else:  # the confirmation's candidates (no counts): weighted Holm over its shares
+            weights = np.array([shares[n] for n in names])
+            before = np.array([n in (shown or ()) for n in names], dtype=bool)
+            iv, level = v.step_down(g, weights, share / cfg.jobs / max(len(looks), 1), before)
         worse, better = v.band(thresholds)
         codes = v.decide(iv, worse, better, exact)
-        spread = v.mean_interval(g, level)
-        can_stop = bool(v.can_stop(iv, worse, better, level, looks[-1], exact, spread))
+        can_stop = bool(v.can_stop(iv, worse, better, level, looks[-1], exact))
         primary = _primaries(names)
         disagrees = _disagreements(names, iv)
         for i, n in enumerate(names):

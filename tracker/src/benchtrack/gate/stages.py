@@ -90,6 +90,7 @@ def confirm_stage(
     data = Rounds()
     outcome = analyse(data, cfg, looks, alpha=share, keys=keys, shares=weights)
     settled: dict[str, Row] = {}
+    confirmed: dict[str, Row] = {}  # regressed at a look: the row it was shown on stands
     prev, stopped, spent, pace = 0, False, 0.0, 0.0
     for k, last in enumerate(looks):
         if not active or stopped:
@@ -133,7 +134,11 @@ def confirm_stage(
         pace = segment.seconds / max(segment.count, 1)
         data = data.then(segment)
         prev = last
-        outcome = analyse(data, cfg, looks, alpha=share, keys=keys, shares=weights)
+        outcome = analyse(
+            data, cfg, looks, alpha=share, keys=keys, shares=weights, shown=set(confirmed)
+        )
+        outcome.rows = [confirmed.get(r.name, r) for r in outcome.rows]
+        confirmed.update({r.name: r for r in outcome.rows if r.verdict == REGRESSED})
         pooled = screened.then(data)
         candidates_done = outcome.can_stop
         open_now = [rows[n] for n in active if n not in settled]
@@ -142,12 +147,11 @@ def confirm_stage(
         reach = decide.within_reach(
             [rows[n] for n in active if n not in settled], pooled, at, screened.count + looks[-1]
         )
-        regressed = {r.name for r in outcome.rows if r.verdict == REGRESSED}
         active = {
             n: r
             for n, r in active.items()
             if n not in settled
-            and n not in regressed
+            and n not in confirmed
             and (n in reach or (n in keys and not candidates_done))
         }
     # the open ones it measured and left open: their interval over both stages' rounds
@@ -157,6 +161,8 @@ def confirm_stage(
         "outcome": outcome,
         "rows": {**{r.name: r for r in left_open}, **settled},
         "candidates": sorted(keys),
+        # each candidate's share of the stage's alpha (its level before any passes to it)
+        "shares": dict(sorted(weights.items())),
         "open": sorted(r.name for r in opened),
         "decided_unchanged": sorted(settled),
         "equivalence_level": at,  # the pooled tests' (the screening's: screen_level)

@@ -51,6 +51,9 @@ class Interval:
     lo: np.ndarray
     hi: np.ndarray
     n: np.ndarray
+    # `interval`'s: the mean's own t interval at the same level, computed on the way, which
+    # the stopping rule projects (`can_stop`: its width follows the rounds' spread)
+    t: Interval | None = None
 
 
 def mean_interval(g: np.ndarray, level_alpha: float) -> Interval:
@@ -100,6 +103,7 @@ def interval(g: np.ndarray, level_alpha: float, exact: np.ndarray | None = None)
     m0, se0 = mean_se(g, n)
     half = _half(n, se0, level_alpha)
     mean, lo, hi = m0, m0 - half, m0 + half
+    t = Interval(m0, lo, hi, n)
     if g.shape[-1] and np.any(n >= trimmed.FROM):
         half_level = np.asarray(level_alpha) / 2
         h0 = _half(n, se0, half_level)
@@ -122,7 +126,63 @@ def interval(g: np.ndarray, level_alpha: float, exact: np.ndarray | None = None)
         ok = np.asarray(exact) & (n >= MIN_ROUNDS)
         lo = np.where(ok, rmin, np.where(exact, -np.inf, lo))
         hi = np.where(ok, rmax, np.where(exact, np.inf, hi))
-    return Interval(mean, lo, hi, n)
+    return Interval(mean, lo, hi, n, t)
+
+
+def step_down(
+    g: np.ndarray, weights: np.ndarray, level_alpha: float, shown: np.ndarray | None = None
+) -> tuple[Interval, np.ndarray]:
+    """`interval` of a weighted Holm procedure (Holm 1979, "A simple sequentially rejective
+    multiple test procedure", Scand. J. Statist. 6, 65-70; weighted by ordered weighted p-values,
+    the "WHP" of Li & Guo 2026, arXiv:2604.20016): each series with weight > 0 at `level_alpha`
+    x its weight over the sum of the weights of those whose loss is not yet shown (the
+    interval's upper end below 0), again until no more is; a series keeps the level at which
+    its loss was shown. (the intervals, each series' level (..., m)); `weights` (..., m):
+    relative, 0 for a series not tested (level 0, no interval); `shown` (..., m): those whose loss
+    an earlier look showed (a rejection stands: Holm's test of each series' smallest p-value
+    over the looks, each look at its share of the level).
+
+    Where Bonferroni leaves each series its first level, the step-down passes a shown loss's
+    share to the others: a PR that slows many benchmarks confirms its weaker losses at the
+    level the stronger ones no longer need. Strong control stays: whatever the true changes,
+    the chance of showing a loss where there is none is at most `level_alpha`, since the first
+    such series is tested at most at its share of the series not yet shown (Holm's argument).
+    `interval` is not monotone in its level (two intervals at half the level each, the trimmed
+    mean's alone when they are apart), but showing a loss at any level up to λ implies one of
+    its two t tests does at λ/2, so Holm's bound holds with λ the series' share."""
+    lead, (m, n) = g.shape[:-2], g.shape[-2:]
+    g = g.reshape(-1, m, n)  # PRs x series x rounds
+    weights = np.broadcast_to(np.asarray(weights, dtype=float), (*lead, m)).reshape(-1, m)
+    shown = np.zeros(weights.shape, bool) if shown is None else np.asarray(shown, bool)
+    shown = np.broadcast_to(shown, (*lead, m)).reshape(-1, m).copy()
+    tested = weights > 0
+
+    def share(level: np.ndarray | None) -> np.ndarray:
+        left = np.sum(np.where(shown, 0.0, weights), axis=-1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            now = np.minimum(np.where(left > 0, level_alpha * weights / left, 0.0), level_alpha)
+        return now if level is None else np.where(shown, level, now)
+
+    # A series not tested has no interval (mean NaN, ends infinite); each pass computes the
+    # tested series of the PRs the last one changed only (t quantiles are most of the cost).
+    count = np.sum(~np.isnan(g), axis=-1)
+    fields = [np.full(weights.shape, x) for x in (np.nan, -np.inf, np.inf) * 2]
+    level, redo = share(None), tested
+    while True:
+        at = np.nonzero(redo)
+        part = interval(g[at], level[at])
+        for f, new in zip(fields, (*_f(part)[:3], *_f(part.t)[:3]), strict=True):
+            f[at] = new
+        fresh = (fields[2] < 0) & tested & ~shown
+        again = np.any(fresh, axis=-1)
+        if not np.any(again):
+            break
+        shown |= fresh
+        level = share(level)
+        redo = tested & again[:, None]
+    mean, lo, hi, *t = (f.reshape(*lead, m) for f in fields)
+    count = count.reshape(*lead, m)
+    return Interval(mean, lo, hi, count, Interval(*t, count)), level.reshape(*lead, m)
 
 
 def decide(
@@ -222,24 +282,23 @@ def can_stop(
     level_alpha: float,
     last: int,
     exact: np.ndarray | None = None,
-    spread: Interval | None = None,
 ) -> np.ndarray:
     """Per PR (the last axis holds its benchmarks): whether more rounds are pointless.
 
     They are once no inconclusive benchmark could still become regressed by the `last` look if
     its mean and round spread held (the interval's half-width scaled by t(last-1)/t(n-1) *
-    sqrt(n/last)), projected from `spread` when given: the mean's t interval at the same level,
-    whose width follows the rounds' spread as the t quantiles say (`interval`'s, at half the
-    level each, would stop a spread loss too soon). A benchmark heading for "unchanged" is not
-    waited for: that verdict cannot fail the PR. (A PR with a regression already goes on while
-    another benchmark is open, so that every loss it has is named.)
+    sqrt(n/last)), projected from `iv.t` when `interval` made it: the mean's t interval at the
+    same level, whose width follows the rounds' spread as the t quantiles say (`interval`'s, at
+    half the level each, would stop a spread loss too soon). A benchmark heading for
+    "unchanged" is not waited for: that verdict cannot fail the PR. (A PR with a regression
+    already goes on while another benchmark is open, so that every loss it has is named.)
 
     Any stopping rule is sound here: each look spends its own α/(m·K), so when to stop cannot
     raise the false-fail rate; stopping only gives up rounds that, by the data so far, would
     not fail the PR. What it costs in detection is measured by `benchtrack evaluate`.
     """
     code = decide(iv, worse, better, exact)
-    projected = could_become_regressed(spread or iv, worse, level_alpha, last)
+    projected = could_become_regressed(iv.t or iv, worse, level_alpha, last)
     # An exact series is measured in its first rounds only: more rounds cannot change it.
     if exact is not None:
         projected = projected & ~np.asarray(exact)
@@ -301,7 +360,7 @@ def sequential(
                 )
             )
             stop = np.where(take, taken, stop)
-        stops = can_stop(iv, worse, better, a, looks[-1], exact, mean_interval(first, a))
+        stops = can_stop(iv, worse, better, a, looks[-1], exact)
         done = done | stops | (k == len(looks) - 1)
         if cap is not None:
             done = done | (np.asarray(cap) <= rounds)

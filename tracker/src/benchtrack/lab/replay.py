@@ -95,7 +95,8 @@ def two_stages(
     (`times` (..., n1): their seconds). `alpha` is one job's.
 
     The second stage measures the screening's candidates (gate/confirm.py: judged on its rounds
-    alone, at CONFIRM of alpha over its looks, split over the candidates by their screening t)
+    alone, at CONFIRM of alpha over its looks, split over the candidates by their screening t in a
+    weighted Holm procedure, verdict.step_down)
     and every `primary` series the screening left open (neither regressed, improved nor
     unchanged), which can only be called unchanged: by the equivalence test at `beta` split over
     its looks (verdict.beta_levels), on its screening and second-stage rounds together. A series
@@ -132,9 +133,9 @@ def two_stages(
     wanted = np.ones(codes1.shape[-1], dtype=bool) if primary is None else np.asarray(primary)
     open_ = wanted & ~np.asarray(exact) & ~picked & ~screened & ~improved & ~same
     active = picked | open_
-    # each candidate's level, fixed by the screening's rounds (gate/confirm.py: weights)
-    level = alpha * CONFIRM * weights(g1_used, picked) / len(looks2)
-    level = np.where(picked, level, 0.5)  # the others are not judged here
+    # each candidate's share, fixed by the screening's rounds (gate/confirm.py: weights), in a
+    # weighted Holm procedure over them at each look (verdict.step_down)
+    shares = weights(g1_used, picked)
     codes2 = np.full(picked.shape, v.INCONCLUSIVE_C, dtype=np.int8)
     had = np.zeros(picked.shape, dtype=int)  # second-stage rounds each series was measured in
     rounds2 = np.zeros(k.shape, dtype=int)
@@ -155,14 +156,15 @@ def two_stages(
         measured = np.arange(g2.shape[-1]) < had[..., None]
         g2_had = np.where(measured, g2, np.nan)
         g2_picked = np.where(picked[..., None], g2_had, np.nan)
-        iv = v.interval(g2_picked, level)
+        shown = codes2 == v.REGRESSED_C  # at an earlier look: the rejection stands
+        iv, level = v.step_down(g2_picked, shares, alpha * CONFIRM / len(looks2), shown)
+        level = np.where(picked, level, 0.5)  # the others are not judged here
         c = v.decide(iv, worse, better)
         codes2 = np.where(active & ~done[..., None], c, codes2)
         pooled = v.mean_interval(np.concatenate([g1_used, g2_had], axis=-1), b_level)
         same |= active & v.equivalent(pooled, eq_worse, eq_better)
         left_open = picked & (codes2 == v.INCONCLUSIVE_C)
-        spread = v.mean_interval(g2_picked, level)
-        reach = left_open & v.could_become_regressed(spread, worse, level, looks2[-1])
+        reach = left_open & v.could_become_regressed(iv.t, worse, level, looks2[-1])
         n_last = int(np.max(stop1, initial=0)) + looks2[-1]
         reach |= v.could_become_unchanged(pooled, eq_worse, eq_better, b_level, n_last)
         active &= ~same & ~(codes2 == v.REGRESSED_C) & (reach | (pooled.n < v.MIN_ROUNDS))
