@@ -15,11 +15,11 @@ test over both stages). Thresholds from the repository's benchtrack.toml.
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import replace
 from pathlib import Path
 
-from benchtrack.fsutil import read_maybe_gzip
+from gate_changes import load  # this directory
+
 from benchtrack.gate import config, confirm
 from benchtrack.gate.model import Meta, Rounds
 from benchtrack.gate.outcome import Row, analyse
@@ -45,7 +45,7 @@ def main() -> None:
     args = ap.parse_args()
     cfg = config.load(Path("benchtrack.toml"))
     for path in args.gates:
-        doc = json.loads(read_maybe_gzip(path))
+        doc = load(path)  # a clear error and exit 2 for a file that is not a gate.json
         second = doc.get("confirm") or {}
         names = second.get("candidates") or []
         if not names:

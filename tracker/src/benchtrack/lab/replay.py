@@ -95,14 +95,13 @@ def two_stages(
     (`times` (..., n1): their seconds). `alpha` is one job's.
 
     The second stage measures the screening's candidates (gate/confirm.py: judged on its rounds
-    alone, at CONFIRM of alpha over its looks, split over the candidates by their screening t in a
-    weighted Holm procedure, verdict.step_down)
-    and every `primary` series the screening left open (neither regressed, improved nor
-    unchanged), which can only be called unchanged: by the equivalence test at `beta` split over
-    its looks (verdict.beta_levels), on its screening and second-stage rounds together. A series
-    leaves the rounds once decided or once no outcome is within reach by the last look; the
-    stage ends when none is left, at its last look, or when the budget is spent (each round
-    costs what its open series cost)."""
+    alone, at CONFIRM of alpha over its looks, split over the candidates by their screening t
+    in a weighted Holm procedure, verdict.step_down) and every `primary` series the screening
+    left open (neither regressed, improved nor unchanged), which can only be called unchanged:
+    by the equivalence test at `beta` split over its looks (verdict.beta_levels), on its
+    screening and second-stage rounds together. A series leaves the rounds once decided or once
+    no outcome is within reach by the last look; the stage ends when none is left, at its last
+    look, or when the budget is spent (each round costs what its open series cost)."""
     share = alpha * SCREEN
     flat = times.reshape(-1, times.shape[-1])
     cap = budget_rounds(flat, looks, budget, build).reshape(times.shape[:-1])
