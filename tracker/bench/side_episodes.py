@@ -19,6 +19,15 @@ one of the two that stands out more.
 `--whole`: the state a side kept for the whole recording instead: each series whose rounds'
 mean log-ratio is at least --min-shift from 0 (its change head/base, the rounds' sd and the
 mean's t), the offset a pseudo-PR's two sides carry whichever way round it is drawn.
+
+`--t-summary`: whether such offsets are more than chance. Every series' whole-recording t
+(above, whatever its shift) set against Student's t with rounds - 1 degrees of freedom, which is
+its distribution when the rounds are independent and no side keeps an offset: the t's sd and
+how many lie beyond 2, 2.7 and 3 against the count expected, per recording and over all given.
+A side's offset kept for a whole recording (variance tau^2 beyond the rounds') widens the t's sd
+to about sqrt(df / (df - 2) + rounds * tau^2 / sd^2); rounds that drift together widen it too.
+When they agree, `benchtrack evaluate --coin round` replays each pseudo-PR as an independent
+draw of the null.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
 from benchtrack.errors import BadInput
 from benchtrack.lab import aa
@@ -88,6 +98,19 @@ def whole(data: aa.AAData, min_shift: float) -> list[tuple[str, float, float, fl
     return found
 
 
+CUTS = (2.0, 2.7, 3.0)
+
+
+def t_summary(ts: np.ndarray, df: np.ndarray) -> str:
+    """One line: the t's sd against Student's, and the counts beyond each cut against expected."""
+    expected_sd = float(np.sqrt(np.mean(df / (df - 2))))
+    beyond = [(c, int(np.sum(np.abs(ts) > c)), float(np.sum(2 * stats.t.sf(c, df)))) for c in CUTS]
+    cells = [f"|t| > {c}: {k} (expected {e:.1f})" for c, k, e in beyond]
+    return f"{len(ts)} series, sd of t {np.std(ts):.2f} (expected {expected_sd:.2f}); " + ", ".join(
+        cells
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("recordings", nargs="+", type=Path)
@@ -96,13 +119,28 @@ def main(argv: list[str] | None = None) -> int:
         "--min-shift", type=float, default=0.05, help="the smallest shift shown (default 0.05)"
     )
     p.add_argument("--whole", action="store_true", help="each series' offset over every round")
+    p.add_argument(
+        "--t-summary",
+        action="store_true",
+        help="every series' whole-recording t against Student's t (offsets beyond chance?)",
+    )
     args = p.parse_args(argv)
+    every_t: list[np.ndarray] = []
+    every_df: list[np.ndarray] = []
     for path in args.recordings:
         try:
             data = aa.load_parts(path)[0]
         except BadInput as e:
             print(f"side_episodes: error: {e}", file=sys.stderr)
             return 2
+        if args.t_summary:
+            rows = whole(data, 0.0)
+            ts = np.array([t for *_, t in rows])
+            df = np.full(len(ts), data.rounds - 1.0)
+            every_t.append(ts)
+            every_df.append(df)
+            print(f"{path.name}: {data.rounds} rounds, {t_summary(ts, df)}")
+            continue
         if args.whole:
             offsets = whole(data, args.min_shift)
             print(f"{path.name}: {data.rounds} rounds, {len(offsets)} series offset")
@@ -119,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {name}: rounds {first + 1}-{last + 1}, {slower} slower, "
                 f"shift {np.expm1(abs(shift)) * 100:.1f}%"
             )
+    if len(every_t) > 1:
+        print(f"all {len(every_t)}: {t_summary(np.concatenate(every_t), np.concatenate(every_df))}")
     return 0
 
 

@@ -429,3 +429,52 @@ def test_an_inflated_recording_keeps_each_benchmarks_noise_and_seconds(tmp_path:
     )
     with pytest.raises(BadInput, match="bench_seconds"):
         shard_replay.inflate(aa.load_parts(_recording(tmp_path, "n.json", 0.03))[0], 3)
+
+
+def _kept_offset(tmp_path: Path, name: str, rounds: int = 21) -> Path:
+    """t/a's head side 8% faster in every round (its rounds' spread 1%): an offset one side
+    keeps for the whole recording."""
+    path = _recording(tmp_path, name, 0.01, rounds=rounds)
+    doc = orjson.loads(path.read_bytes())
+    head = doc["benchmarks"]["t/a"]["head"]
+    for rnd in range(len(head)):
+        head[rnd] = [x * 1.08 for x in head[rnd]]
+    path.write_bytes(orjson.dumps(doc))
+    return path
+
+
+def test_one_coin_a_pr_keeps_a_sides_offset_and_one_a_round_draws_the_null(
+    tmp_path: Path,
+) -> None:
+    # One coin a PR: whichever way round a pseudo-PR is drawn, t/a's two sides stay 8% apart,
+    # so every PR whose coin made the faster side its base fails. One coin a round: each round's
+    # sign is the coin's and the 8% becomes spread between rounds: a PR fails when its coins
+    # line up (all five rounds a loss: 1 in 32), no longer whenever one coin says so. (Which
+    # is why --coin round needs side_episodes.py --t-summary's check first.)
+    path = _kept_offset(tmp_path, "k.json")
+    per_pr, per_round = _evaluate(path, seed=1), _evaluate(path, seed=1, coin="round")
+    assert 0.3 <= per_pr.gate.false_fail <= 0.7
+    assert per_round.gate.false_fail <= 0.08
+    assert "one coin a PR for which side is base" in report.markdown(per_pr)
+    assert "one coin a round for which side is base" in report.markdown(per_round)
+    # the default is one coin a PR, drawn as before the option existed
+    assert _evaluate(path, seed=1).gate.false_fail == per_pr.gate.false_fail
+    with pytest.raises(BadInput) as e:
+        _evaluate(path, coin="benchmark")
+    assert e.value.field is None and "pr or round" in str(e.value)
+
+
+def test_one_coin_a_round_is_the_coin_of_each_drawn_recorded_round(tmp_path: Path) -> None:
+    # A recorded round drawn twice (by two parts, or two shards replayed with one seed) gets the
+    # same coin; one coin a PR is the same coin for every round it draws.
+    flips = np.random.default_rng(0).random((4, 21)) < 0.5
+    idx = np.array([[0, 5, 9], [1, 2, 3], [20, 0, 7], [4, 4, 4]])
+    assert np.array_equal(ev._coins(flips, idx), np.take_along_axis(flips, idx, axis=1))
+    assert np.array_equal(ev._coins(flips[:, :1], idx), np.repeat(flips[:, :1], 3, axis=1))
+    out = tmp_path / "round.md"
+    path = _kept_offset(tmp_path, "s.json")
+    code = main(["evaluate", str(path), "--prs", "40", "--coin", "round", "--markdown", str(out)])
+    assert code == 0 and "one coin a round" in out.read_text()
+    with pytest.raises(SystemExit) as done:  # argparse's choices: usage, exit 2
+        main(["evaluate", str(path), "--coin", "shard"])
+    assert done.value.code == 2

@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
+from scipy import stats
 
 from benchtrack.gate.model import Meta, Rounds
 from benchtrack.lab import aa
@@ -44,3 +45,31 @@ def test_a_side_slower_for_ten_rounds_is_named_with_its_rounds(tmp_path: Path) -
 
 def test_noise_alone_has_no_episode(tmp_path: Path) -> None:
     assert side_episodes.episodes(_recording(tmp_path), 3, 0.05) == []
+
+
+def test_the_t_summary_sets_whole_recording_ts_against_students() -> None:
+    # Student's t itself: its sd and tail counts match what the summary expects of it; ts twice
+    # as wide (a side's offset kept for whole recordings) stand out on both.
+    rng = np.random.default_rng(2)
+    df = np.full(2000, 28.0)
+    null = side_episodes.t_summary(rng.standard_t(28, 2000), df)
+    assert "2000 series, sd of t 1.0" in null and "(expected 1.04)" in null
+    expected_beyond_2 = 2000 * 2 * stats.t.sf(2.0, 28)
+    assert f"(expected {expected_beyond_2:.1f})" in null
+    wide = side_episodes.t_summary(2 * rng.standard_t(28, 2000), df)
+    assert "sd of t 2." in wide
+    beyond = int(wide.split("|t| > 2.0: ")[1].split()[0])
+    assert beyond > 3 * expected_beyond_2
+
+
+def test_the_t_summary_of_recordings_names_each_and_all(tmp_path: Path, capsys) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    _recording(a)
+    _recording(b, range(0, 21))  # t/a's base a quarter slower in every round
+    assert side_episodes.main(["--t-summary", str(a / "aa.json"), str(b / "aa.json")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("aa.json: 21 rounds, 2 series, sd of t")
+    assert lines[2].startswith("all 2: 4 series, sd of t")
+    assert "|t| > 3.0: 1 " in lines[1]  # the kept quarter

@@ -51,6 +51,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=float,
         help="the builds' seconds in the budget (default: each recording's own)",
     )
+    p.add_argument(
+        "--coin",
+        choices=ev.COINS,
+        default="pr",
+        help="which recorded side is a pseudo-PR's base: one coin a PR (default: a side's "
+        "offset kept for the whole recording stays in the PR) or one a round (each pseudo-PR "
+        "an independent draw of the null; check first with side_episodes.py --t-summary)",
+    )
     p.add_argument("--no-adaptive", action="store_true")
     p.add_argument(
         "--one-stage", action="store_true", help="leave out [gate.confirm]: the screening alone"
@@ -137,6 +145,7 @@ def _replay_args(args, cfg, looks, budget) -> dict:
         "jobs": args.jobs or cfg.jobs,
         "budget": budget,
         "build_seconds": args.build_seconds,
+        "coin": args.coin,
     }
 
 

@@ -1,10 +1,20 @@
 """Error rates of the gate, and of the usual rules, on recorded A/A rounds.
 
 Pseudo-PRs: a window of n consecutive recorded rounds (n = the gate's round limit) at a random
-start, its two recorded sides labelled base/head by one coin flip for the whole PR (the two
-sides are exchangeable, but each keeps its build and checkout through the recording, as a gate's
-do: a difference that stays with one side stays in the pseudo-PR, where flipping each round
-would have averaged it away).
+start, its two recorded sides labelled base/head by a coin:
+
+- `coin="pr"` (the default): one coin for the whole PR. Each side keeps its build and checkout
+  through the recording, as a gate's do, so a difference that stayed with one side would stay
+  in the pseudo-PR too. But then every pseudo-PR of a recording whose windows cover (nearly) all
+  its rounds replays the same rounds' sum, up to its sign: a recording is about two independent
+  PRs, and its false-fail is close to 0% or to the share of coins that make its largest chance
+  mean a loss;
+- `coin="round"`: one coin per recorded round (the same round flipped alike in every part and
+  shard of the PR). Under A/A the two sides of a round are exchangeable if no side keeps an
+  offset for the whole recording, which `tracker/bench/side_episodes.py --t-summary` checks (the
+  whole-recording t of every series against Student's t); then each pseudo-PR is an
+  independent draw of the null (a sign-flip randomization, as paired permutation tests make),
+  every recorded round's size kept.
 
 - false-fail: the share of pseudo-PRs where any series of any benchmark is `regressed`; per PR,
   the sum over the runner-size jobs CI runs for it (`jobs`, each job gated at alpha / jobs);
@@ -40,6 +50,7 @@ from benchtrack.lab.replay import Costs, budget_rounds
 from benchtrack.lab.stages import Stages, recording_costs
 
 ACTION_THRESHOLDS = (1.1, 1.5, 2.0)
+COINS = ("pr", "round")
 PYTEST_FRACTION = 0.05
 
 
@@ -63,6 +74,7 @@ def evaluate(
     confirm: Confirm | None = None,
     time_scale: float = 1.0,
     costs: Costs | None = None,
+    coin: str = "pr",
 ) -> Evaluation:
     """One recording (its parts drawn as one PR). `thresholds` per series of the parts.
 
@@ -83,10 +95,12 @@ def evaluate(
     times = None
     confirm_g: list[np.ndarray] = []  # each part's confirmation rounds (the first part's only)
     n2 = 0
-    # One coin a PR for which recorded side is its base, every round and part alike: each side
-    # keeps its own build and checkout for the whole recording, as a gate's do, so a difference
-    # that stays with one side (a build's layout) stays with it in the pseudo-PR too.
-    coin = rng.random((prs, 1)) < 0.5
+    # Which recorded side is a PR's base: one coin a PR, every round and part alike (each side
+    # keeps its own build and checkout for the whole recording, as a gate's do), or one per
+    # recorded round (the module's docstring says when that is the null).
+    if coin not in COINS:
+        raise BadInput("--coin", None, " or ".join(COINS), coin)
+    flips = rng.random((prs, 1 if coin == "pr" else max(d.rounds for d in parts))) < 0.5
     for d in parts:
         k = min(n, d.rounds)
         if k < v.MIN_ROUNDS:
@@ -100,14 +114,14 @@ def evaluate(
                 raise BadInput(d.source, "rounds", expected, d.rounds)
             order = rng.permuted(np.tile(np.arange(d.rounds), (prs, 1)), axis=1)
             idx, idx2 = np.sort(order[:, :k], axis=1), np.sort(order[:, k : k + n2], axis=1)
-            confirm_g.append(_goodness(d, idx2, np.broadcast_to(coin, (prs, n2))))
+            confirm_g.append(_goodness(d, idx2, _coins(flips, idx2)))
         else:
             idx = windows(d.rounds, k, prs, rng)
             if confirm is not None:  # not confirmed (the counts): nothing to confirm with
                 confirm_g.append(np.full((prs, len(d.names), n2), np.nan))
         if times is None:  # the first part (the most rounds) paces the gate
             times = np.pad(d.drawn_round_times(idx), ((0, 0), (0, n - k)), mode="edge")
-        flip = np.broadcast_to(coin, (prs, k))
+        flip = _coins(flips, idx)
         fl, pad = flip[:, None, :], ((0, 0), (0, 0), (0, n - k))
         b_all = d.values["base"][:, idx].transpose(1, 0, 2)  # (P, m_d, k)
         h_all = d.values["head"][:, idx].transpose(1, 0, 2)
@@ -192,6 +206,7 @@ def evaluate(
         build,
         float(np.mean((cap < looks[-1]) & (stop == cap))),
         builds_given=build_seconds is not None,
+        coin=coin,
     )
     ev.rounds_per_part = [min(n, p.rounds) for p in parts]
     if confirm is not None:  # how many benchmarks a no-change PR decides, and how
@@ -279,6 +294,13 @@ def _gate(
 
 def _mean_where(x: np.ndarray, where: np.ndarray) -> float:
     return float(np.mean(x[where])) if np.any(where) else 0.0
+
+
+def _coins(flips: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """(P, k): the coin of each drawn round, from one a PR ((P, 1)) or one a recorded round."""
+    if flips.shape[1] == 1:
+        return np.broadcast_to(flips, idx.shape)
+    return np.take_along_axis(flips, idx, axis=1)
 
 
 def _goodness(d: AAData, idx: np.ndarray, flip: np.ndarray) -> np.ndarray:

@@ -65,6 +65,7 @@ class Evaluation:
     build_seconds: float
     stopped_by_budget: float  # share of A/A pseudo-PRs the budget stopped before the last look
     builds_given: bool = False  # build_seconds from --build-seconds, not the recording
+    coin: str = "pr"  # which side is base: one coin a PR or one a round (lab/evaluate.py)
     methods: list[Method] = field(default_factory=list)
     rounds_per_part: list[int] = field(default_factory=list)
     matched: list[Method] = field(default_factory=list)  # the gate at the action rule's rates

@@ -27,8 +27,9 @@ def markdown(ev: Evaluation, losses: tuple[float, ...] = LOSSES) -> str:
         f"{', '.join(doc.get('suites', []))}; {len(ev.benches.names)} benchmarks, "
         f"{len(d.names)} series"
         + (f" ({len(d.dropped)} dropped: a round missing)" if d.dropped else "")
-        + f". {ev.prs} pseudo-PRs per cell (windows of {ev.rounds} rounds, one coin a PR for "
-        "which side is base). A loss is one benchmark's wall-time throughput; false-fail per PR "
+        + f". {ev.prs} pseudo-PRs per cell (windows of {ev.rounds} rounds, one coin a "
+        f"{'PR' if ev.coin == 'pr' else 'round'} for which side is base). A loss is one "
+        "benchmark's wall-time throughput; false-fail per PR "
         f"sums the {ev.jobs} runner-size job{'s' * (ev.jobs != 1)} CI runs.",
         "",
         head,
