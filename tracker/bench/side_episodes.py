@@ -25,7 +25,9 @@ mean's t), the offset a pseudo-PR's two sides carry whichever way round it is dr
 its distribution when the rounds are independent and no side keeps an offset: the t's sd and
 how many lie beyond 2, 2.7 and 3 against the count expected, per recording and over all given.
 A side's offset kept for a whole recording (variance tau^2 beyond the rounds') widens the t's sd
-to about sqrt(df / (df - 2) + rounds * tau^2 / sd^2); rounds that drift together widen it too.
+to about sqrt(df / (df - 2) + rounds * tau^2 / sd^2); rounds that drift together widen it too,
+and show as a positive lag-1 autocorrelation of a series' rounds (its mean over the series is
+printed beside -1 / rounds, what independent rounds give).
 When they agree, `benchtrack evaluate --coin round` replays each pseudo-PR as an independent
 draw of the null.
 """
@@ -111,6 +113,12 @@ def t_summary(ts: np.ndarray, df: np.ndarray) -> str:
     )
 
 
+def _lag1(lr: np.ndarray) -> float:
+    """The lag-1 autocorrelation of a series' rounds (NaN rounds left out)."""
+    z = lr[np.isfinite(lr)] - np.mean(lr[np.isfinite(lr)])
+    return float(np.sum(z[1:] * z[:-1]) / np.sum(z * z))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("recordings", nargs="+", type=Path)
@@ -139,7 +147,11 @@ def main(argv: list[str] | None = None) -> int:
             df = np.full(len(ts), data.rounds - 1.0)
             every_t.append(ts)
             every_df.append(df)
-            print(f"{path.name}: {data.rounds} rounds, {t_summary(ts, df)}")
+            lag1 = float(np.mean([_lag1(_log_ratios(data, i)) for i in range(len(data.names))]))
+            print(
+                f"{path.name}: {data.rounds} rounds, {t_summary(ts, df)}; lag-1 autocorrelation "
+                f"{lag1:+.3f} (independent: {-1 / data.rounds:+.3f})"
+            )
             continue
         if args.whole:
             offsets = whole(data, args.min_shift)
