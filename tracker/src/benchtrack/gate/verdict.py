@@ -14,7 +14,8 @@ log(head/base) cancels whatever the machine was doing during that round. Over n 
   `asv compare` and benchtrack's own `compare`) fails a loss of exactly δ half the time by
   construction: on the six shipped A/A recordings a −5% loss at δ = 5% failed in 51-59% of
   replayed PRs, against 86-96% with this rule (tracker/LAB.md, "The verdict: a loss not shown
-  smaller", which also says what it costs: a side's kept state of ~3% can fail one job);
+  smaller"; a side's offset kept for a whole recording, which it seemed to cost, was chance:
+  LAB.md, "One coin a round");
 - an instruction count's interval is the range of its rounds (`interval`): it is judged on the
   whole range beyond the threshold, since no level bounds its false fails;
 - family-wise control: each one-sided bound is taken at α / (m·K) for m benchmarks and K looks
