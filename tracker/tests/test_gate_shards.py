@@ -54,6 +54,48 @@ def test_shard_plan_deals_a_recordings_benchmarks_by_their_seconds(tmp_path: Pat
     assert shards.read_plan(out) == (2, doc["benchmarks"])
 
 
+def test_the_fewest_shards_whose_rounds_fit_the_minutes() -> None:
+    seconds = {"a": 10.0, "b": 10.0, "c": 10.0, "d": 10.0}  # 40 s a round, 6 rounds: 4 minutes
+    assert shards.fewest(seconds, 6, 4.0) == 1
+    assert shards.fewest(seconds, 6, 3.9) == 2  # 20 s a round each
+    assert shards.fewest(seconds, 6, 1.0) == 4
+    assert shards.fewest(seconds, 6, 0.9) is None  # a benchmark's own 60 s is longer
+    # uneven seconds: the count is where LPT's slowest shard first fits, not total / minutes
+    assert shards.fewest({"big": 30.0, "s1": 5.0, "s2": 5.0, "s3": 5.0}, 2, 1.0) == 2
+
+
+def test_shard_plan_fit_writes_the_fewest_shards_that_hold_the_gates_rounds(tmp_path: Path) -> None:
+    from benchtrack.gate import config
+
+    repo_config = Path(__file__).resolve().parents[2] / config.CONFIG_NAME
+    cfg = config.load(repo_config)
+    rounds = cfg.rounds + (cfg.confirm.rounds if cfg.confirm else 0)
+    out = tmp_path / "plan.json"
+    done = cli("shard-plan", str(RECORDING), "--fit", "10", "--config", str(repo_config),
+               "--out", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    doc = orjson.loads(out.read_bytes())
+    n = doc["shards"]
+    slowest = lambda split, k: max(  # noqa: E731
+        sum(doc["seconds"][b] for b, j in split.items() if j == i) for i in range(k)
+    )
+    assert slowest({b: k - 1 for b, k in doc["benchmarks"].items()}, n) * rounds <= 600
+    assert slowest(shards.plan(doc["seconds"], n - 1), n - 1) * rounds > 600  # one fewer: not
+    assert f"in {n} shards" in done.stdout and f"{rounds} rounds" in done.stdout
+    # a time one runner holds: said, and no plan written
+    one = tmp_path / "one.json"
+    done = cli("shard-plan", str(RECORDING), "--fit", "1000", "--config", str(repo_config),
+               "--out", str(one))  # fmt: skip
+    assert done.returncode == 0 and "no plan written" in done.stdout and not one.exists()
+    # a time no count of shards holds, or none at all: bad input naming --fit, nothing written
+    for minutes in ("0.01", "0", "-3"):
+        bad = cli("shard-plan", str(RECORDING), "--fit", minutes, "--config", str(repo_config),
+                  "--out", str(one))  # fmt: skip
+        assert bad.returncode == 2 and "--fit" in bad.stderr and not one.exists(), bad.stderr
+    bad = cli("shard-plan", str(RECORDING), "--fit", "10", "--shards", "2", "--out", str(one))
+    assert bad.returncode == 2 and "not allowed with" in bad.stderr and not one.exists()
+
+
 @pytest.mark.parametrize(
     ("text", "field"),
     [

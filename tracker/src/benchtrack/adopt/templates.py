@@ -14,6 +14,7 @@ from pathlib import Path
 
 from benchtrack.adopt.harnesses import Found
 from benchtrack.errors import BadInput
+from benchtrack.gate.shards import MOST as MAX_SHARDS  # the most a plan holds
 
 CONFIG = Path("benchtrack.toml")
 WORKFLOW = Path(".github/workflows/benchtrack.yml")
@@ -83,9 +84,6 @@ CONFIRM_LOOKS: tuple[int, ...] = ()  # one look, at the last round
 CONFIRM_MOST = 24
 MINUTES = 15
 PAIR_SECONDS = (0.25, 1.0)  # a benchmark's pairs in a round end after this long, within these
-
-
-MAX_SHARDS = 64  # gate/shards.py's plan holds at most this many
 
 
 def shards_needed(suites: list[Found]) -> int:

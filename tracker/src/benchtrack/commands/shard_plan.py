@@ -9,7 +9,7 @@ from pathlib import Path
 from benchtrack.commands import flags
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import output_file, read_maybe_gzip
-from benchtrack.gate import shards
+from benchtrack.gate import config, shards, worktree
 from benchtrack.gate.config import split_key
 
 NAME = "shard-plan"
@@ -23,7 +23,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=Path,
         help="gate.json files (gate --out) or A/A recordings (record-aa): their step seconds",
     )
-    p.add_argument("--shards", type=int, required=True, help="how many shards (2 to 64)")
+    count = p.add_mutually_exclusive_group(required=True)
+    count.add_argument("--shards", type=int, help=f"how many shards (2 to {shards.MOST})")
+    count.add_argument(
+        "--fit",
+        type=float,
+        metavar="MINUTES",
+        help="as many shards as it takes for each one's rounds (the gate's screening and "
+        "confirmation rounds, every benchmark in each) to fit MINUTES at the recorded seconds",
+    )
+    where = f"<repo>/{config.CONFIG_NAME}"
+    p.add_argument("--config", type=Path, help=f"gate config for --fit (default {where})")
     p.add_argument("--out", type=Path, required=True, help="the plan file to write")
     flags.add_json(p, "the plan")
 
@@ -58,20 +68,45 @@ def seconds_of(path: Path) -> dict[str, list[float]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 2 <= args.shards <= 64:
-        raise BadInput("--shards", None, "a whole number from 2 to 64", args.shards)
+    if args.shards is not None and not 2 <= args.shards <= shards.MOST:
+        raise BadInput("--shards", None, f"a whole number from 2 to {shards.MOST}", args.shards)
+    if args.fit is not None and not args.fit > 0:
+        raise BadInput("--fit", None, "minutes above 0", args.fit)
     output_file("--out", args.out)
     per: dict[str, list[float]] = {}
     for path in args.sources:
         for name, xs in seconds_of(path).items():
             per.setdefault(name, []).append(sum(xs))
     seconds = {name: statistics.median(xs) for name, xs in per.items()}
-    doc = shards.write_plan(args.out, args.shards, seconds)
+    rounds = _rounds(args.config) if args.fit is not None else 0
+    count = args.shards or _fitting(seconds, rounds, args.fit)
+    if count == 1:
+        whole = sum(seconds.values()) * rounds / 60
+        print(f"shard-plan: {len(seconds)} benchmarks' {rounds} rounds fit {args.fit:g} min "
+              f"on one runner ({whole:.1f} min): no plan written")  # fmt: skip
+        return 0
+    doc = shards.write_plan(args.out, count, seconds)
     if args.json:
         flags.print_json(doc)
     else:
         loads = [sum(seconds[n] for n, k in doc["benchmarks"].items() if k == j)
-                 for j in range(1, args.shards + 1)]  # fmt: skip
+                 for j in range(1, count + 1)]  # fmt: skip
         each = ", ".join(f"{x:.1f}" for x in loads)
-        print(f"shard-plan: {len(seconds)} benchmarks in {args.shards} shards ({each} s a round)")
+        fits = f"; {rounds} rounds: {max(loads) * rounds / 60:.1f} min at most" if rounds else ""
+        print(f"shard-plan: {len(seconds)} benchmarks in {count} shards ({each} s a round{fits})")
     return 0
+
+
+def _rounds(path: Path | None) -> int:
+    """The rounds a shard can take: the screening's and the confirmation's."""
+    cfg = config.load(path or worktree.repo_root(Path.cwd()) / config.CONFIG_NAME)
+    return cfg.rounds + (cfg.confirm.rounds if cfg.confirm else 0)
+
+
+def _fitting(seconds: dict[str, float], rounds: int, minutes: float) -> int:
+    count = shards.fewest(seconds, rounds, minutes)
+    if count is None:
+        alone = max(seconds.values()) * rounds / 60
+        raise BadInput("--fit", None, f"minutes that {shards.MOST} shards' {rounds} rounds can fit "
+                       f"(its slowest benchmark's alone: {alone:.1f})", minutes)  # fmt: skip
+    return count

@@ -8,7 +8,8 @@ the shard with the fewest seconds so far (LPT, longest processing time first, fi
 R. L. Graham: en.wikipedia.org/wiki/Longest-processing-time-first_scheduling), which keeps the
 slowest shard, the PR's wall time, close to the best split without searching for it.
 
-`plan` makes the split (`benchtrack shard-plan`, and `evaluate --shards`: lab/shard_replay.py);
+`plan` makes the split (`benchtrack shard-plan`, and `evaluate --shards`: lab/shard_replay.py),
+`fewest` the count that fits a time (`shard-plan --fit`);
 `gate --shard K/N --shard-plan FILE` measures shard K's benchmarks (`wanted`); `gate-merge`
 makes the shards' gate.json one (`merge`). A benchmark the plan does not name (new since the
 plan, or every one in the plan `benchtrack init` writes before any seconds are recorded) is
@@ -40,6 +41,23 @@ def plan(seconds: dict[str, float], shards: int) -> dict[str, int]:
         load[k] += max(s, 0.0)
         count[k] += 1
     return out
+
+
+MOST = 64  # shards a plan holds (read_plan's bound, a matrix of a reasonable size)
+
+
+def fewest(seconds: dict[str, float], rounds: int, minutes: float) -> int | None:
+    """The fewest shards whose slowest, its benchmarks' seconds a round times `rounds`, fits
+    `minutes` (`shard-plan --fit`): every benchmark measured in every round, the most a shard's
+    rounds can take. None when not even MOST shards fit (a benchmark alone is longer)."""
+    for n in range(1, MOST + 1):
+        split = plan(seconds, n)
+        load = [0.0] * n
+        for name, k in split.items():
+            load[k] += max(seconds[name], 0.0)
+        if max(load) * rounds <= minutes * 60:
+            return n
+    return None
 
 
 SCHEMA = "benchtrack.shards/1"
@@ -79,8 +97,8 @@ def read_plan(path: Path) -> tuple[int, dict[str, int]]:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise BadInput(path, "schema", SCHEMA, doc.get("schema") if isinstance(doc, dict) else doc)
     n = doc.get("shards")
-    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 64:
-        raise BadInput(path, "shards", "a whole number from 1 to 64", n)
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MOST:
+        raise BadInput(path, "shards", f"a whole number from 1 to {MOST}", n)
     split = doc.get("benchmarks")
     if not isinstance(split, dict):
         raise BadInput(path, "benchmarks", "an object: benchmark -> shard", split)
