@@ -13,25 +13,20 @@ rounds' time"). No such suite exists as a file for shard-plan itself to read.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
 
+from benchtrack.commands import shard_plan
 from benchtrack.errors import BadInput
 from benchtrack.gate import config, shards
 from benchtrack.lab import aa, shard_replay
 
 
 def seconds(recordings: list[aa.AAData], count: int) -> dict[str, float]:
-    """Each synthetic benchmark's seconds a round, over the recordings."""
-    per: dict[str, list[float]] = {}
-    for data in recordings:
-        spent = shard_replay.inflate(data, count).doc["bench_seconds"]
-        for name, xs in spent.items():
-            known = [x for x in xs if x is not None]
-            if known:
-                per.setdefault(name, []).append(statistics.median(known))
-    return {name: statistics.median(xs) for name, xs in per.items()}
+    """Each synthetic benchmark's seconds a round, over the recordings, as shard-plan reads a
+    recording's."""
+    inflated = [shard_replay.inflate(data, count) for data in recordings]
+    return shard_plan.over_sources([shard_plan.seconds_in(d.doc, d.source) for d in inflated])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,8 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             raise BadInput("--inflate", None, "a whole number of benchmarks above 0", args.inflate)
         if not args.fit > 0:
             raise BadInput("--fit", None, "minutes above 0", args.fit)
-        cfg = config.load(args.config)
-        rounds = cfg.rounds + (cfg.confirm.rounds if cfg.confirm else 0)
+        rounds = config.load(args.config).all_rounds
         each = seconds([aa.load(path) for path in args.recordings], args.inflate)
     except BadInput as e:
         print(f"fit_inflated: error: {e}", file=sys.stderr)

@@ -22,7 +22,7 @@ case $condition in
 esac
 # The screening's rounds and the confirmation's (evaluate draws the two from disjoint rounds).
 rounds=$(uv run --frozen python -c 'from benchtrack.gate import config; from pathlib import Path
-c = config.load(Path("benchtrack.toml")); print(c.rounds + (c.confirm.rounds if c.confirm else 0))')
+c = config.load(Path("benchtrack.toml")); print(c.all_rounds)')
 rm -rf target/gate/cache/aa-*
 loop=
 if [ "$condition" = cotenant ]; then

@@ -48,6 +48,11 @@ def seconds_of(path: Path) -> dict[str, list[float]]:
         raise BadInput(path, None, "a gate.json or an A/A recording", e.strerror) from None
     except (orjson.JSONDecodeError, ValueError) as e:
         raise BadInput(path, None, "JSON (a gate.json or an A/A recording)", str(e)) from None
+    return seconds_in(doc, path)
+
+
+def seconds_in(doc: object, source: Path | str) -> dict[str, list[float]]:
+    """seconds_of a source's document: each benchmark's series' median seconds a round."""
     rounds = doc.get("rounds") if isinstance(doc, dict) else None
     spent = (rounds or {}).get("bench_seconds") if isinstance(rounds, dict) else None
     spent = (
@@ -57,7 +62,7 @@ def seconds_of(path: Path) -> dict[str, list[float]]:
     )
     if not isinstance(spent, dict) or not spent:
         raise BadInput(
-            path, "bench_seconds", "the benchmarks' step seconds (a lockstep gate's)", None
+            source, "bench_seconds", "the benchmarks' step seconds (a lockstep gate's)", None
         )
     out: dict[str, list[float]] = {}
     for key, values in spent.items():
@@ -67,17 +72,22 @@ def seconds_of(path: Path) -> dict[str, list[float]]:
     return out
 
 
+def over_sources(each: list[dict[str, list[float]]]) -> dict[str, float]:
+    """A benchmark's seconds a round: its series' together in each source, the median over them."""
+    per: dict[str, list[float]] = {}
+    for source in each:
+        for name, xs in source.items():
+            per.setdefault(name, []).append(sum(xs))
+    return {name: statistics.median(xs) for name, xs in per.items()}
+
+
 def run(args: argparse.Namespace) -> int:
     if args.shards is not None and not 2 <= args.shards <= shards.MOST:
         raise BadInput("--shards", None, f"a whole number from 2 to {shards.MOST}", args.shards)
     if args.fit is not None and not args.fit > 0:
         raise BadInput("--fit", None, "minutes above 0", args.fit)
     output_file("--out", args.out)
-    per: dict[str, list[float]] = {}
-    for path in args.sources:
-        for name, xs in seconds_of(path).items():
-            per.setdefault(name, []).append(sum(xs))
-    seconds = {name: statistics.median(xs) for name, xs in per.items()}
+    seconds = over_sources([seconds_of(path) for path in args.sources])
     rounds = _rounds(args.config) if args.fit is not None else 0
     count = args.shards or _fitting(seconds, rounds, args.fit)
     if count == 1:
@@ -89,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         flags.print_json(doc)
     else:
-        loads = [sum(seconds[n] for n, k in doc["benchmarks"].items() if k == j)
-                 for j in range(1, count + 1)]  # fmt: skip
+        per_shard = shards.shard_seconds(seconds, doc["benchmarks"])
+        loads = [per_shard.get(j, 0.0) for j in range(1, count + 1)]
         each = ", ".join(f"{x:.1f}" for x in loads)
         fits = f"; {rounds} rounds: {max(loads) * rounds / 60:.1f} min at most" if rounds else ""
         print(f"shard-plan: {len(seconds)} benchmarks in {count} shards ({each} s a round{fits})")
@@ -98,9 +108,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _rounds(path: Path | None) -> int:
-    """The rounds a shard can take: the screening's and the confirmation's."""
-    cfg = config.load(path or worktree.repo_root(Path.cwd()) / config.CONFIG_NAME)
-    return cfg.rounds + (cfg.confirm.rounds if cfg.confirm else 0)
+    """The rounds a shard can take."""
+    return config.load(path or worktree.repo_root(Path.cwd()) / config.CONFIG_NAME).all_rounds
 
 
 def _fitting(seconds: dict[str, float], rounds: int, minutes: float) -> int:

@@ -105,6 +105,11 @@ class GateConfig:
         hits = [p for p in self.notes if fnmatch.fnmatchcase(name, p)]
         return self.notes[max(hits, key=len)] if hits else ""
 
+    @property
+    def all_rounds(self) -> int:
+        """The most rounds one gate can take: the screening's and the confirmation's."""
+        return self.rounds + (self.confirm.rounds if self.confirm else 0)
+
     def threshold_for(self, name: str) -> float:
         """The most specific (longest) matching pattern's threshold, else the default."""
         hits = [p for p in self.thresholds if fnmatch.fnmatchcase(name, p)]

@@ -51,13 +51,18 @@ def fewest(seconds: dict[str, float], rounds: int, minutes: float) -> int | None
     `minutes` (`shard-plan --fit`): every benchmark measured in every round, the most a shard's
     rounds can take. None when not even MOST shards fit (a benchmark alone is longer)."""
     for n in range(1, MOST + 1):
-        split = plan(seconds, n)
-        load = [0.0] * n
-        for name, k in split.items():
-            load[k] += max(seconds[name], 0.0)
-        if max(load) * rounds <= minutes * 60:
+        if max(shard_seconds(seconds, plan(seconds, n)).values()) * rounds <= minutes * 60:
             return n
     return None
+
+
+def shard_seconds(seconds: dict[str, float], split: dict[str, int]) -> dict[int, float]:
+    """Each shard's seconds a round under `split` (benchmark -> shard, either numbering); a
+    shard dealt nothing is absent."""
+    out: dict[int, float] = {}
+    for name, k in split.items():
+        out[k] = out.get(k, 0.0) + max(seconds[name], 0.0)
+    return out
 
 
 SCHEMA = "benchtrack.shards/1"
