@@ -2,7 +2,7 @@
 # One report recording of the gate as CI runs it, under a stated condition, for
 # tracker/GATE.md's figures (tracker/bench/recordings/README.md lists each one made):
 #
-#   bash tracker/bench/record-condition.sh quiet|cotenant OUT.json [record-aa flags...]
+#   bash tracker/bench/record-condition.sh quiet|cotenant|uneven OUT.json [record-aa flags...]
 #
 # - cold builds: the recording's gate build caches are removed first, so its `build_seconds`
 #   is what a CI job without caches pays (evaluate replays the time budget with it);
@@ -10,15 +10,20 @@
 #   take together, all CPUs of this machine;
 # - cotenant: a busy loop (one core, unpinned) runs beside it for the whole recording, started
 #   before the builds and stopped after; quiet: nothing else is started (say in the README what
-#   else ran: the recording's `load` has the machine's load average and busy/steal shares).
+#   else ran: the recording's `load` has the machine's load average and busy/steal shares);
+# - uneven: an emulation of the VM state whose vCPUs run apart in speed: uneven_hog.pl under
+#   SCHED_FIFO on the last CPU (the one the lockstep workers share) takes UNEVEN_SHARE (0.4) of
+#   every millisecond there, so that CPU runs ~1.7x slower than the other (needs root or
+#   CAP_SYS_NICE); started before the builds, stopped after.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-condition=${1:?usage: record-condition.sh quiet|cotenant OUT.json [record-aa flags...]}
-out=${2:?usage: record-condition.sh quiet|cotenant OUT.json [record-aa flags...]}
+usage="usage: record-condition.sh quiet|cotenant|uneven OUT.json [record-aa flags...]"
+condition=${1:?$usage}
+out=${2:?$usage}
 shift 2
 case $condition in
-  quiet | cotenant) ;;
-  *) echo "record-condition: expected quiet or cotenant, got $condition" >&2; exit 2 ;;
+  quiet | cotenant | uneven) ;;
+  *) echo "record-condition: expected quiet, cotenant or uneven, got $condition" >&2; exit 2 ;;
 esac
 # The screening's rounds and the confirmation's (evaluate draws the two from disjoint rounds).
 rounds=$(uv run --frozen python -c 'from benchtrack.gate import config; from pathlib import Path
@@ -29,5 +34,12 @@ if [ "$condition" = cotenant ]; then
   python3 -c 'while True: pass' &
   loop=$!
   trap 'kill "$loop" 2>/dev/null || true' EXIT
+elif [ "$condition" = uneven ]; then
+  last=$(uv run --frozen python -c 'from benchtrack.gate import placement; print(placement.one_cpu(None))')
+  chrt -f 1 taskset -c "$last" perl tracker/bench/uneven_hog.pl 0.001 "${UNEVEN_SHARE:-0.4}" &
+  loop=$!
+  trap 'kill "$loop" 2>/dev/null || true' EXIT
+  sleep 0.5
+  kill -0 "$loop" 2>/dev/null || { echo "record-condition: uneven: could not start the hog under SCHED_FIFO (root or CAP_SYS_NICE)" >&2; exit 2; }
 fi
 uv run --frozen benchtrack record-aa --rounds "$rounds" --out "$out" "$@"
