@@ -13,8 +13,10 @@ use warnings;
 use Time::HiRes qw(time sleep);
 
 my ($period, $share) = @ARGV;
-die "uneven_hog: expected PERIOD (seconds > 0) and SHARE (0 < SHARE < 0.95)\n"
-  unless defined $share && $period > 0 && $share > 0 && $share < 0.95;
+unless (defined $share && $period > 0 && $share > 0 && $share < 0.95) {
+  print STDERR "uneven_hog: expected PERIOD (seconds > 0) and SHARE (0 < SHARE < 0.95)\n";
+  exit 2;
+}
 my $t = time;
 while (1) {
   my $end = $t + $share * $period;
