@@ -25,10 +25,14 @@ case $condition in
   quiet | cotenant | uneven) ;;
   *) echo "record-condition: expected quiet, cotenant or uneven, got $condition" >&2; exit 2 ;;
 esac
+share=${UNEVEN_SHARE:-0.4}
+if [ "$condition" = uneven ] && ! awk -v s="$share" 'BEGIN { exit !(s ~ /^[0-9.]+$/ && s > 0 && s < 0.95) }'; then
+  echo "record-condition: UNEVEN_SHARE: expected a share of the CPU above 0 and below 0.95, got $share" >&2
+  exit 2
+fi
 # The screening's rounds and the confirmation's (evaluate draws the two from disjoint rounds).
 rounds=$(uv run --frozen python -c 'from benchtrack.gate import config; from pathlib import Path
 c = config.load(Path("benchtrack.toml")); print(c.all_rounds)')
-rm -rf target/gate/cache/aa-*
 loop=
 if [ "$condition" = cotenant ]; then
   python3 -c 'while True: pass' &
@@ -36,10 +40,11 @@ if [ "$condition" = cotenant ]; then
   trap 'kill "$loop" 2>/dev/null || true' EXIT
 elif [ "$condition" = uneven ]; then
   last=$(uv run --frozen python -c 'from benchtrack.gate import placement; print(placement.one_cpu(None))')
-  chrt -f 1 taskset -c "$last" perl tracker/bench/uneven_hog.pl 0.001 "${UNEVEN_SHARE:-0.4}" &
+  chrt -f 1 taskset -c "$last" perl tracker/bench/uneven_hog.pl 0.001 "$share" &
   loop=$!
   trap 'kill "$loop" 2>/dev/null || true' EXIT
   sleep 0.5
   kill -0 "$loop" 2>/dev/null || { echo "record-condition: uneven: could not start the hog under SCHED_FIFO (root or CAP_SYS_NICE)" >&2; exit 2; }
 fi
+rm -rf target/gate/cache/aa-*
 uv run --frozen benchtrack record-aa --rounds "$rounds" --out "$out" "$@"

@@ -3,6 +3,7 @@ it takes no more than its share of the CPU, and bad arguments exit 2 with nothin
 
 from __future__ import annotations
 
+import os
 import resource
 import subprocess
 import time
@@ -48,3 +49,18 @@ def test_record_condition_names_its_conditions(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "expected quiet, cotenant or uneven, got steal" in done.stderr
     assert not out.exists()
+    for share in ("2", "0", "abc"):
+        env = {**os.environ, "UNEVEN_SHARE": share}
+        done = subprocess.run(
+            ["bash", str(RECORD), "uneven", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env=env,
+        )
+        assert done.returncode == 2, share
+        assert (
+            f"UNEVEN_SHARE: expected a share of the CPU above 0 and below 0.95, got {share}"
+            in done.stderr
+        )
+        assert not out.exists()
