@@ -13,7 +13,7 @@
 #   else ran: the recording's `load` has the machine's load average and busy/steal shares);
 # - uneven: an emulation of the VM state whose vCPUs run apart in speed: uneven_hog.pl under
 #   SCHED_FIFO on the last CPU (the one the lockstep workers share) takes UNEVEN_SHARE (0.4) of
-#   every millisecond there, so that CPU runs ~1.7x slower than the other (needs root or
+#   every millisecond there, so that CPU runs ~1.6x slower than the other (needs root or
 #   CAP_SYS_NICE); started before the builds, stopped after.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,15 +34,14 @@ fi
 rounds=$(uv run --frozen python -c 'from benchtrack.gate import config; from pathlib import Path
 c = config.load(Path("benchtrack.toml")); print(c.all_rounds)')
 loop=
+trap '[ -z "$loop" ] || kill "$loop" 2>/dev/null || true' EXIT
 if [ "$condition" = cotenant ]; then
   python3 -c 'while True: pass' &
   loop=$!
-  trap 'kill "$loop" 2>/dev/null || true' EXIT
 elif [ "$condition" = uneven ]; then
   last=$(uv run --frozen python -c 'from benchtrack.gate import placement; print(placement.one_cpu(None))')
   chrt -f 1 taskset -c "$last" perl tracker/bench/uneven_hog.pl 0.001 "$share" &
   loop=$!
-  trap 'kill "$loop" 2>/dev/null || true' EXIT
   sleep 0.5
   kill -0 "$loop" 2>/dev/null || { echo "record-condition: uneven: could not start the hog under SCHED_FIFO (root or CAP_SYS_NICE)" >&2; exit 2; }
 fi

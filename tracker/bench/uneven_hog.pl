@@ -2,7 +2,7 @@
 # An emulation of the VM state in which one vCPU runs slower than the other for hours (seen on
 # these 2-vCPU VMs at up to 70% apart; record-condition.sh's `uneven`): run under SCHED_FIFO and
 # pinned to one CPU, it takes SHARE of every PERIOD seconds there, so whatever else runs on that
-# CPU gets the rest (SHARE 0.4: the pinned Perl loop 1.6-1.7x slower there than on the other).
+# CPU gets the rest (SHARE 0.4: the pinned Perl loop ~1.6x slower there than on the other).
 # The real state is the host's doing and invisible to the guest's scheduler; this one is not
 # (the kernel sees an RT task), and its slowdown is even in time, not in bursts: a stand-in,
 # labelled as such wherever its figures appear.
