@@ -168,6 +168,12 @@ def test_slower_commit_fails_naming_the_benchmark(repo: Path) -> None:
     assert "regressed" in text and "perl/fixture/square" in text
     # which idle states the rounds ran with, in the JSON and under the table (idle.py)
     assert doc["idle"].startswith("idle CPUs") and doc["idle"] in " ".join(md.split())
+    # each round's vCPU speeds, read at its start (machine/vcpus.py), both stages' rounds
+    # summarised beside the idle states
+    rounds = len(doc["rounds"]["orders"]) + ((doc.get("confirm") or {}).get("rounds") or 0)
+    if len(os.sched_getaffinity(0)) > 1:
+        assert doc["vcpus"]["rounds"] == rounds and doc["vcpus"]["wall_apart"] >= 1, doc["vcpus"]
+        assert "vCPUs " in md and f"(median of {rounds} rounds)" in " ".join(md.split())
     assert not (repo / "target" / "gate" / "worktrees" / "base").exists()  # removed after
 
 

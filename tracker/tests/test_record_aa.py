@@ -84,6 +84,10 @@ def test_record_aa_gives_each_side_its_own_checkout(tmp_path: Path) -> None:
     bench = doc["benchmarks"]["perl/fixture/work (instructions)"]
     assert len(bench["base"]) == len(bench["head"]) == 3
     assert doc["counts_wait_from"] == 3  # the gate's first look ([gate] rounds = 3), as it waits
+    # each round's vCPU speeds at its start (machine/vcpus.py): a reading for every CPU
+    cpus = len(os.sched_getaffinity(0))
+    assert [len(r["cpus"]) for r in doc["vcpus"]] == [cpus] * 3
+    assert (doc["vcpus_summary"] or {}).get("rounds") == (3 if cpus > 1 else None)
     places = {
         side: {p.read_text().strip() for p in seen.glob(f"{side}-*")} for side in ("base", "head")
     }

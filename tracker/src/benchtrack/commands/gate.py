@@ -34,7 +34,7 @@ from benchtrack.gate.diagnose import text as diagnosis_text
 from benchtrack.gate.outcome import Outcome
 from benchtrack.gate.rounds import RoundPlan, build_sides
 from benchtrack.gate.suite_run import toolchain_pins
-from benchtrack.machine import runner
+from benchtrack.machine import runner, vcpus
 from benchtrack.report import terminal
 from benchtrack.result import runner_key
 
@@ -222,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
         "counts_inside_from": data.counts_inside_from,
         "confirm": second or None,
         "neighbour_cpus": data.neighbour,
+        # both stages' rounds: how far apart the job's vCPUs ran (machine/vcpus.py)
+        "vcpus": vcpus.summary(data.vcpus + second.get("vcpus", [])),
         "threshold": cfg.threshold,
         "jobs": cfg.jobs,
         "n_looks": len(looks),

@@ -62,6 +62,9 @@ def merge(found: dict[int, Outcome], n: int, split: dict[str, int]) -> Outcome:
         got = [o.meta[key] for o in found.values() if isinstance(o.meta.get(key), (int, float))]
         if got:
             meta[key] = max(got)
+    speeds = [o.meta["vcpus"] for o in found.values() if o.meta.get("vcpus")]
+    if speeds:  # the PR's most uneven job
+        meta["vcpus"] = max(speeds, key=lambda s: s["wall_apart"])
     meta["shards"] = {"of": n, "merged": sorted(found)}
     meta["diagnosis"] = {
         k: e for o in found.values() for k, e in o.meta.get("diagnosis", {}).items()

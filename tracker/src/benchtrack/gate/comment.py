@@ -233,6 +233,21 @@ class _Checker:
         self.that(ok, where, "a duration in seconds (0 to 10,000,000)", value)
         return v
 
+    def vcpus(self, value: object) -> dict[str, float | int]:
+        """machine/vcpus.py's summary: spreads from 1 to 1,000 (x), rounds a count."""
+        self.that(isinstance(value, dict), "vcpus", "an object")
+        assert isinstance(value, dict)
+        out: dict[str, float | int] = {}
+        for key in ("wall_apart", "cpu_apart", "wall_apart_max"):
+            x = self.number(value.get(key), f"vcpus.{key}")
+            self.that(1 <= x <= 1000, f"vcpus.{key}", "a ratio from 1 to 1,000", value.get(key))
+            out[key] = x
+        n = value.get("rounds")
+        ok = type(n) is int and 1 <= n <= 10_000
+        self.that(ok, "vcpus.rounds", "a count from 1 to 10,000", n)
+        out["rounds"] = n  # type: ignore[assignment]
+        return out
+
     def number(self, value: object, field: str) -> float:
         if value is None:  # the gate writes a non-finite number as null
             return math.nan
@@ -328,6 +343,8 @@ class _Checker:
         for key in ("gate_seconds", "build_seconds", "diagnosis_seconds"):  # what the PR waited
             if data.get(key) is not None:  # for (render.took); a gate.json from before: none
                 meta[key] = self.duration(data[key], key)
+        if data.get("vcpus") is not None:  # a gate.json from before, or one CPU: none
+            meta["vcpus"] = self.vcpus(data["vcpus"])
         meta["threshold"] = self.fraction(data.get("threshold", 0.05), "threshold")
         meta["runner"] = self.text(data.get("runner", ""), "runner", RUNNER_RE)
         if "shard" in data:  # a shard's verdict (gate --shard K/N): gate-merge checks K against N

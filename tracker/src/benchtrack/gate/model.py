@@ -58,6 +58,8 @@ class Rounds:
     round_seconds: list[float] = field(default_factory=list)
     # `cpus = "auto"`: per suite, where each benchmark's turns were taken ("one" or "all").
     placements: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Each round's vCPU speeds, read at its start (machine/vcpus.py Reading.to_dict).
+    vcpus: list[dict] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -91,6 +93,7 @@ class Rounds:
         out.orders = self.orders + later.orders
         out.seconds = self.seconds + later.seconds
         out.round_seconds = self.round_seconds + later.round_seconds
+        out.vcpus = self.vcpus + later.vcpus
         assert out.count == n + later.count
         return out
 

@@ -16,6 +16,7 @@ from benchtrack.gate import skip
 from benchtrack.gate import verdict as v
 from benchtrack.gate.config import split_key
 from benchtrack.gate.outcome import Outcome, Row
+from benchtrack.machine import vcpus
 from benchtrack.mdtext import block, code, pct
 from benchtrack.stats import IMPROVED, INCONCLUSIVE, REGRESSED, UNCHANGED
 
@@ -98,7 +99,10 @@ def method_line(o: Outcome) -> str:
         "throughput; its instructions or CPU time, where measured, can also fail the PR, and "
         f"never make it an improvement; unchanged: its interval inside ±{v.MARGIN * 100:g}% of "
         f"the threshold, a loss of the threshold called so with probability ≤ {v.BETA * 100:g}% "
-        "a benchmark" + (f" · {m['idle']}" if m.get("idle") else "") + took(m)
+        "a benchmark"
+        + (f" · {m['idle']}" if m.get("idle") else "")
+        + took(m)
+        + (f" · {vcpus.describe(m['vcpus'])}" if m.get("vcpus") else "")
     )
 
 

@@ -29,6 +29,7 @@ from benchtrack.gate.round_record import record
 from benchtrack.gate.suite_run import build, child_env, round_log, run_once
 from benchtrack.gate.verdict import budget_look
 from benchtrack.gate.worktree import Checkout
+from benchtrack.machine import vcpus
 from benchtrack.machine.cpuset import CpuSet
 from benchtrack.machine.processes import Freezer
 from benchtrack.suites import COUNTED, Suite
@@ -265,6 +266,14 @@ class _Interleaving:
                     self.envs[s.name, co.side].setdefault("BENCH_THREADS", every)
         return [s for s in self.live if self.counts is None or s not in self.counted]
 
+    def read_vcpus(self) -> None:
+        """Each CPU's speed at the round's start (machine/vcpus.py), the counts beside the
+        rounds paused meanwhile (~30 ms on 2 CPUs): they would share the spare CPU's reading."""
+        with self.freezer.paused() if self.pausing else contextlib.nullcontext():
+            reading = vcpus.probe(CpuSet.of(self.plan.cpus).ids)
+        if reading is not None:
+            self.data.vcpus.append(reading.to_dict())
+
     def counts_inside(self, rnd: int) -> None:
         """Once the counts are handed back: their rounds up to `rnd` inside the rounds."""
         counts, data = self.counts, self.data
@@ -294,6 +303,7 @@ class _Interleaving:
                 if not self.live:
                     break
                 round_started = time.monotonic()
+                self.read_vcpus()
                 order = (base, head) if rnd % 2 == 0 else (head, base)
                 data.orders.append(f"{order[0].side},{order[1].side}")
                 self.run_round(rnd, main, plan.cpus)

@@ -173,6 +173,7 @@ def confirm_stage(
             side: {k: v for k, v in by.items() if k in rows} for side, by in data.values.items()
         },
         "seconds": data.seconds,
+        "vcpus": data.vcpus,
         "stopped_by_budget": stopped,
         "n_looks": len(looks),
     }

@@ -21,6 +21,7 @@ from benchtrack.fsutil import read_maybe_gzip
 from benchtrack.gate.lockstep import paired_values
 from benchtrack.gate.model import Rounds
 from benchtrack.lab.replay import Costs
+from benchtrack.machine import vcpus
 from benchtrack.result import parse_json
 
 SCHEMA = "benchtrack.aa/1"
@@ -52,6 +53,9 @@ def to_dict(data: Rounds, meta: dict[str, Any]) -> dict[str, Any]:
         # Where the counts ran: beside the rounds (null) or inside them from this count round.
         "counts_inside_from": data.counts_inside_from,
         "neighbour_cpus": data.neighbour,
+        # each round's vCPU speeds at its start, and their summary (machine/vcpus.py)
+        "vcpus": data.vcpus,
+        "vcpus_summary": vcpus.summary(data.vcpus),
         "errors": data.errors,
         "benchmarks": benches,
     }
