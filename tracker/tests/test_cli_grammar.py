@@ -83,7 +83,9 @@ def test_each_shared_flag_has_its_one_meaning(name: str) -> None:
 
 def test_the_flags_are_where_the_commands_need_them() -> None:
     assert with_flag("--threshold") == ["compare", "bench-local", "gate", "evaluate"]
-    assert with_flag("--cpus") == ["bench-local", "confirm", "gate", "gate-selftest", "record-aa"]
+    assert with_flag("--cpus") == [
+        "bench-local", "confirm", "gate", "gate-selftest", "record-aa", "vcpus"
+    ]  # fmt: skip
     assert with_flag("--markdown") == ["compare", "bench-local", "detect", "evaluate"]
 
 
@@ -361,6 +363,15 @@ def _matrix(tmp: Path) -> Run:
     return Run(ROOT, ["matrix"], check)
 
 
+def _vcpus(tmp: Path) -> Run:
+    def check(d):
+        (r,) = d["readings"]
+        assert r["cpus"] == list(CpuSet.allowed().ids) and len(r["wall"]) == len(r["cpu"])
+        assert (d["summary"] is None) == (len(r["cpus"]) == 1)
+
+    return Run(ROOT, ["vcpus", "--readings", "1"], check)
+
+
 def _detect(tmp: Path) -> Run:
     def check(d):
         assert d["schema"] == "benchtrack.changes/1" and d["new"] == []
@@ -535,6 +546,7 @@ CASES: dict[str, Callable[[Path], Run]] = {
     "gate-selftest": _gate_selftest,
     "evaluate": _evaluate,
     "record-aa": _record_aa,
+    "vcpus": _vcpus,
     "gate-comment": _gate_comment,
     "init": _init,
     "step-worker": _step_worker,

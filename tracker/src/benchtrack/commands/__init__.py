@@ -34,6 +34,7 @@ COMMANDS: list[str] = [
     "gate_selftest",
     "evaluate",
     "record",
+    "vcpus",
     "step_worker",
     "gate_comment",
     "publish_plan",

@@ -90,11 +90,12 @@ def summary(readings: list[dict]) -> dict[str, float | int] | None:
     }
 
 
-def describe(s: dict) -> str:
-    """The summary as the job summary says it: "vCPUs even (1.03x apart …)" or "… 1.62x apart"."""
+def describe(s: dict, per: str = "round") -> str:
+    """The summary as the job summary says it: "vCPUs even: …" or "vCPUs uneven: … 1.62x apart"
+    (`per`: what each reading was, a round or one of `benchtrack vcpus`'s readings)."""
     wall, cpu, n = s["wall_apart"], s["cpu_apart"], s["rounds"]
     state = "even" if wall < EVEN else "uneven"
     return (
         f"vCPUs {state}: a pinned loop {wall:.2f}x apart by wall time, {cpu:.2f}x by CPU time "
-        f"(median of {n} round{'s' * (n != 1)})"
+        f"(median of {n} {per}{'s' * (n != 1)})"
     )
