@@ -13,8 +13,9 @@
 #   else ran: the recording's `load` has the machine's load average and busy/steal shares);
 # - uneven: an emulation of the VM state whose vCPUs run apart in speed: uneven_hog.pl under
 #   SCHED_FIFO on the last CPU (the one the lockstep workers share) takes UNEVEN_SHARE (0.4) of
-#   every millisecond there, so that CPU runs ~1.6x slower than the other (needs root or
-#   CAP_SYS_NICE); started before the builds, stopped after.
+#   every UNEVEN_PERIOD seconds (0.001) there, so that CPU runs ~1.6x slower than the other
+#   (0.3 of every 0.0002 s does too, in stalls of 60 µs, not 400: tracker/LAB.md, "How fast each
+#   vCPU runs"; needs root or CAP_SYS_NICE); started before the builds, stopped after.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 usage="usage: record-condition.sh quiet|cotenant|uneven OUT.json [record-aa flags...]"
@@ -26,8 +27,13 @@ case $condition in
   *) echo "record-condition: expected quiet, cotenant or uneven, got $condition" >&2; exit 2 ;;
 esac
 share=${UNEVEN_SHARE:-0.4}
+period=${UNEVEN_PERIOD:-0.001}
 if [ "$condition" = uneven ] && ! awk -v s="$share" 'BEGIN { exit !(s ~ /^[0-9.]+$/ && s > 0 && s < 0.95) }'; then
   echo "record-condition: UNEVEN_SHARE: expected a share of the CPU above 0 and below 0.95, got $share" >&2
+  exit 2
+fi
+if [ "$condition" = uneven ] && ! awk -v p="$period" 'BEGIN { exit !(p ~ /^[0-9.]+$/ && p >= 0.0001 && p <= 0.1) }'; then
+  echo "record-condition: UNEVEN_PERIOD: expected seconds from 0.0001 to 0.1, got $period" >&2
   exit 2
 fi
 # The screening's rounds and the confirmation's (evaluate draws the two from disjoint rounds).
@@ -40,7 +46,7 @@ if [ "$condition" = cotenant ]; then
   loop=$!
 elif [ "$condition" = uneven ]; then
   last=$(uv run --frozen python -c 'from benchtrack.gate import placement; print(placement.one_cpu(None))')
-  chrt -f 1 taskset -c "$last" perl tracker/bench/uneven_hog.pl 0.001 "$share" &
+  chrt -f 1 taskset -c "$last" perl tracker/bench/uneven_hog.pl "$period" "$share" &
   loop=$!
   sleep 0.5
   kill -0 "$loop" 2>/dev/null || { echo "record-condition: uneven: could not start the hog under SCHED_FIFO (root or CAP_SYS_NICE)" >&2; exit 2; }

@@ -64,3 +64,15 @@ def test_record_condition_names_its_conditions(tmp_path: Path) -> None:
             in done.stderr
         )
         assert not out.exists()
+    for period in ("0", "1", "0.00001", "1ms"):
+        env = {**os.environ, "UNEVEN_PERIOD": period}
+        done = subprocess.run(
+            ["bash", str(RECORD), "uneven", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            env=env,
+        )
+        assert done.returncode == 2, period
+        assert f"UNEVEN_PERIOD: expected seconds from 0.0001 to 0.1, got {period}" in done.stderr
+        assert not out.exists()
