@@ -1,7 +1,7 @@
 """How fast each CPU of the job runs a fixed piece of work now: the VM's vCPU speeds.
 
-A shared VM's two vCPUs can run far apart in speed for hours (the host's other guests on their
-hardware threads); a benchmark whose threads land on either then spreads between steps, and one
+A shared VM's two vCPUs can run far apart in speed for hours (the host's load on the hardware
+under them); a benchmark whose threads land on either then spreads between steps, and one
 pinned to the slower one takes longer. Nothing else the gate reads shows it (/proc/stat's steal
 counts only time the vCPU did not run at all), so each round starts by running the same loop
 pinned to each CPU in turn, and the recording, gate.json and the job summary carry the spread.
