@@ -19,10 +19,9 @@ import statistics
 import sys
 from pathlib import Path
 
-import orjson
-
 from benchtrack.errors import BadInput
 from benchtrack.fsutil import read_maybe_gzip
+from benchtrack.result import parse_json
 
 
 def round_logs(doc: dict, name: str) -> list[float]:
@@ -46,7 +45,7 @@ def _condition(text: str) -> tuple[str, list[dict]]:
         path = Path(f)
         if not path.is_file():
             raise BadInput(path, None, "an A/A recording (benchtrack record-aa)", "no such file")
-        docs.append(orjson.loads(read_maybe_gzip(path)))
+        docs.append(parse_json(read_maybe_gzip(path), path))
     return name, docs
 
 

@@ -50,5 +50,10 @@ def test_bad_arguments_exit_2_naming_them(tmp_path: Path) -> None:
     done = run(f"wide={tmp_path / 'missing.json.gz'}")
     assert done.returncode == 2 and "missing.json.gz" in done.stderr
     assert "expected an A/A recording" in done.stderr
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(gzip.decompress(recording(tmp_path / "whole.json.gz", [0.1]).read_bytes())[:40])
+    done = run(f"wide={cut}")
+    assert done.returncode == 2 and "cut.json: expected valid JSON (truncated" in done.stderr
+    assert "Traceback" not in done.stderr
     done = run("no-equals-sign")
     assert done.returncode == 2 and "NAME=RECORDING[,RECORDING...]" in done.stderr

@@ -49,30 +49,20 @@ def test_record_condition_names_its_conditions(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "expected quiet, cotenant or uneven, got steal" in done.stderr
     assert not out.exists()
-    for share in ("2", "0", "abc"):
-        env = {**os.environ, "UNEVEN_SHARE": share}
+    bad = [
+        ("UNEVEN_SHARE", v, "a share of the CPU above 0 and below 0.95") for v in ("2", "0", "abc")
+    ]
+    bad += [
+        ("UNEVEN_PERIOD", v, "seconds from 0.0001 to 0.1") for v in ("0", "1", "0.00001", "1ms")
+    ]
+    for name, value, expected in bad:
         done = subprocess.run(
             ["bash", str(RECORD), "uneven", str(out)],
             capture_output=True,
             text=True,
             timeout=30,
-            env=env,
+            env={**os.environ, name: value},
         )
-        assert done.returncode == 2, share
-        assert (
-            f"UNEVEN_SHARE: expected a share of the CPU above 0 and below 0.95, got {share}"
-            in done.stderr
-        )
-        assert not out.exists()
-    for period in ("0", "1", "0.00001", "1ms"):
-        env = {**os.environ, "UNEVEN_PERIOD": period}
-        done = subprocess.run(
-            ["bash", str(RECORD), "uneven", str(out)],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            env=env,
-        )
-        assert done.returncode == 2, period
-        assert f"UNEVEN_PERIOD: expected seconds from 0.0001 to 0.1, got {period}" in done.stderr
+        assert done.returncode == 2, (name, value)
+        assert f"{name}: expected {expected}, got {value}" in done.stderr
         assert not out.exists()
