@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             raise BadInput("--inflate", None, "a whole number of benchmarks above 0", args.inflate)
         if not args.fit > 0:
             raise BadInput("--fit", None, "minutes above 0", args.fit)
-        rounds = config.load(args.config).all_rounds
+        rounds = config.load(args.config).even_rounds
         each = seconds([aa.load(path) for path in args.recordings], args.inflate)
     except BadInput as e:
         print(f"fit_inflated: error: {e}", file=sys.stderr)

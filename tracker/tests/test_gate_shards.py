@@ -68,7 +68,7 @@ def test_shard_plan_fit_writes_the_fewest_shards_that_hold_the_gates_rounds(tmp_
     from benchtrack.gate import config
 
     repo_config = Path(__file__).resolve().parents[2] / config.CONFIG_NAME
-    rounds = config.load(repo_config).all_rounds
+    rounds = config.load(repo_config).even_rounds
     out = tmp_path / "plan.json"
     done = cli("shard-plan", str(RECORDING), "--fit", "10", "--config", str(repo_config),
                "--out", str(out))  # fmt: skip

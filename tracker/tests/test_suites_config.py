@@ -253,6 +253,7 @@ def test_the_documented_defaults_are_the_codes() -> None:
         "gate.confirm.rounds": c.rounds,
         "gate.confirm.looks": list(c.looks),
         "gate.confirm.most": c.most,
+        "gate.confirm.uneven_rounds": c.uneven_rounds,
         "gate.idle": g.idle,
         "timeout": s.timeout,
         "series": s.series,

@@ -30,7 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=float,
         metavar="MINUTES",
         help="as many shards as it takes for each one's rounds (the gate's screening and "
-        "confirmation rounds, every benchmark in each) to fit MINUTES at the recorded seconds",
+        "confirmation rounds, every benchmark in each; the even state's, not uneven_rounds) "
+        "to fit MINUTES at the recorded seconds",
     )
     where = f"<repo>/{config.CONFIG_NAME}"
     p.add_argument("--config", type=Path, help=f"gate config for --fit (default {where})")
@@ -108,8 +109,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _rounds(path: Path | None) -> int:
-    """The rounds a shard can take."""
-    return config.load(path or worktree.repo_root(Path.cwd()) / config.CONFIG_NAME).all_rounds
+    """The rounds a shard takes at most when its vCPUs read even (GateConfig.even_rounds)."""
+    return config.load(path or worktree.repo_root(Path.cwd()) / config.CONFIG_NAME).even_rounds
 
 
 def _fitting(seconds: dict[str, float], rounds: int, minutes: float) -> int:

@@ -16,6 +16,8 @@
     rounds = 16               # one stage, as [gate] rounds and looks say
     looks = [8]
     most = 24
+    uneven_rounds = 32        # its most rounds when the screening read the vCPUs apart
+                              # (machine/vcpus.py; left out: `rounds` in every state)
 
     [gate.thresholds]         # per benchmark or group: glob on the name, longest pattern wins
     "perl/rss/*" = 0.02
@@ -34,7 +36,7 @@ are the code's (`DEFAULTS`); tracker/GATE.md, "Configuration", lists the same.
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,14 +68,28 @@ def split_key(key: str) -> tuple[str, str]:
 @dataclass(frozen=True)
 class Confirm:
     """`[gate.confirm]`: the confirmation stage (gate/confirm.py): its most rounds, its looks,
-    and the most candidates it measures."""
+    the most candidates it measures, and its most rounds when the screening read the job's
+    vCPUs apart in speed (None: `rounds` in every state)."""
 
     rounds: int = 16
     looks: tuple[int, ...] = (8,)
     most: int = 24
+    uneven_rounds: int | None = None
 
     def look_schedule(self) -> list[int]:
         return [*sorted({k for k in self.looks if k < self.rounds}), self.rounds]
+
+    @property
+    def most_rounds(self) -> int:
+        return max(self.rounds, self.uneven_rounds or 0)
+
+    def for_state(self, uneven: bool) -> Confirm:
+        """The stage as it runs after a screening that read the vCPUs even or `uneven`: a
+        reading of the machine, not of the benchmarks, so the rounds it adds leave each look's
+        false-fail level as it was (tracker/GATE.md, "Reading a verdict")."""
+        if uneven and self.uneven_rounds:
+            return replace(self, rounds=self.uneven_rounds)
+        return self
 
 
 @dataclass(frozen=True)
@@ -108,6 +124,12 @@ class GateConfig:
     @property
     def all_rounds(self) -> int:
         """The most rounds one gate can take: the screening's and the confirmation's."""
+        return self.rounds + (self.confirm.most_rounds if self.confirm else 0)
+
+    @property
+    def even_rounds(self) -> int:
+        """The most rounds when the vCPUs read even: what a shard plan fits its minutes to (the
+        uneven state's more rounds run within the time budget, `minutes`)."""
         return self.rounds + (self.confirm.rounds if self.confirm else 0)
 
     def threshold_for(self, name: str) -> float:
@@ -207,14 +229,17 @@ def _confirm(v: _V, x: Any) -> Confirm | None:
     if x is None:
         return None
     t = v.table(x, "gate.confirm")
-    v.known(t, "gate.confirm", {"rounds", "looks", "most"})
+    v.known(t, "gate.confirm", {"rounds", "looks", "most", "uneven_rounds"})
     rounds = v.integer(t.get("rounds", Confirm.rounds), "gate.confirm.rounds", 3)
     looks = tuple(
         v.integer(k, f"gate.confirm.looks[{i}]", 3)
         for i, k in enumerate(v.array(t.get("looks", list(Confirm.looks)), "gate.confirm.looks"))
     )
     most = v.integer(t.get("most", Confirm.most), "gate.confirm.most", 1)
-    return Confirm(rounds, looks, most)
+    uneven = t.get("uneven_rounds")
+    if uneven is not None:  # more rounds than the even state's, or the key says nothing
+        uneven = v.integer(uneven, "gate.confirm.uneven_rounds", rounds)
+    return Confirm(rounds, looks, most, uneven)
 
 
 def _selftest(v: _V, x: Any) -> str | None:

@@ -85,7 +85,13 @@ def method_line(o: Outcome) -> str:
     second = m.get("confirm") or {}
     stages = (
         f"; {len(second.get('candidates', []))} candidate(s) confirmed in "
-        f"{second.get('rounds', 0)} rounds of their own, at half of it over the candidates, "
+        f"{second.get('rounds', 0)} rounds of their own"
+        + (
+            f" (up to {second.get('most_rounds')}: the screening read the vCPUs uneven)"
+            if second.get("vcpus_uneven")
+            else ""
+        )
+        + ", at half of it over the candidates, "
         f"{len(second.get('open', []))} open benchmark(s) measured in them until decided"
         if second
         else ""

@@ -20,6 +20,7 @@ from benchtrack.gate.model import Rounds, SuiteFailure
 from benchtrack.gate.outcome import Outcome, Row, analyse
 from benchtrack.gate.rounds import RoundPlan, interleave
 from benchtrack.gate.verdict import segment_rounds
+from benchtrack.machine import vcpus
 from benchtrack.stats import INCONCLUSIVE, REGRESSED
 
 
@@ -43,21 +44,37 @@ def screen_then_confirm(
     outcome = analyse(data, cfg, looks, alpha=share)
     if not cfg.confirm:
         return outcome, data, {}
-    at_screen, at = decide.levels(cfg, looks)
+    staged, uneven = for_screening(cfg, data.vcpus)
+    if staged.confirm.rounds != cfg.confirm.rounds:
+        say(
+            f"the screening read the {vcpus.describe(vcpus.summary(data.vcpus))}: the "
+            f"confirmation takes up to {staged.confirm.rounds} rounds, not {cfg.confirm.rounds}"
+        )
+    at_screen, at = decide.levels(staged, looks)
     # told unchanged by the equivalence test on the screening's rounds
     outcome.rows = decide.settle(outcome.rows, data, at_screen)[0]
-    picked = confirm.candidates(outcome, cfg.confirm)
+    picked = confirm.candidates(outcome, staged.confirm)
     opened = decide.open_rows(outcome, picked)
     if not (picked or opened):
         return outcome, data, {}
     left = None if plan.budget is None else max(plan.budget - data.seconds, 0.0)
-    second = confirm_stage(cfg, picked, opened, data, at, plan, logs, say, failures, left)
+    second = confirm_stage(staged, picked, opened, data, at, plan, logs, say, failures, left)
+    second["vcpus_uneven"] = uneven
     second["screened_seconds"] = data.seconds
     second["screen_level"] = at_screen
     outcome = confirm.merge(outcome, second.pop("outcome"), picked)
     told = second.pop("rows")
     outcome.rows = [told.get(r.name, r) for r in outcome.rows]
     return outcome, data, second
+
+
+def for_screening(cfg: GateConfig, readings: list[dict]) -> tuple[GateConfig, bool]:
+    """The config the second stage runs under after a screening whose rounds read the vCPUs
+    `readings` (machine/vcpus.py), and whether they read uneven: vCPUs apart in speed spread
+    every step, so the confirmation gets `[gate.confirm] uneven_rounds` (its looks, so the
+    levels' split, are that state's too)."""
+    uneven = vcpus.uneven(readings)
+    return replace(cfg, confirm=cfg.confirm.for_state(uneven)), uneven
 
 
 def confirm_stage(
@@ -167,6 +184,7 @@ def confirm_stage(
         "decided_unchanged": sorted(settled),
         "equivalence_level": at,  # the pooled tests' (the screening's: screen_level)
         "rounds": data.count,
+        "most_rounds": cfg.confirm.rounds,  # [gate.confirm]'s, or its uneven_rounds
         # Each series' round values (as the screening's under "rounds"): what a reader needs to
         # see which rounds made an interval wide.
         "values": {

@@ -123,6 +123,15 @@ class AAData:
         out[:, :first] += excess[:first]
         return out
 
+    def vcpus_uneven(self, idx: np.ndarray) -> np.ndarray:
+        """(P,) whether the recorded rounds `idx` (P, k), a gate's screening, read the vCPUs
+        uneven (machine/vcpus.py), as the gate decides its confirmation's rounds; a recording
+        made before the rounds were read: even."""
+        readings = self.doc.get("vcpus")
+        if not isinstance(readings, list) or len(readings) < self.rounds:
+            return np.zeros(idx.shape[0], dtype=bool)
+        return np.array([vcpus.uneven([readings[i] for i in row]) for row in idx], dtype=bool)
+
     def confirm_costs(self) -> Costs:
         """What a confirmation round of some of this recording's series takes (replay.Costs):
         each series' benchmark's median seconds a round (its warm-up and pairs, recorded as
@@ -248,6 +257,7 @@ def _read(path: Path) -> dict[str, Any]:
         raise BadInput(
             path, "counts_wait_from", "the round the counts were first waited at (>= 1)", wait
         )
+    _check_vcpus(path, doc.get("vcpus", []))
     # A suite that failed is missing from the recording, its series and its seconds in every
     # round: figures drawn from it would describe another gate (shorter rounds, fewer series).
     failed = doc.get("failures", [])
@@ -260,6 +270,15 @@ def _read(path: Path) -> dict[str, Any]:
         )
         raise BadInput(path, "failures", "none: every suite recorded (record it again)", said)
     return doc
+
+
+def _check_vcpus(path: Path, readings: object) -> None:
+    """Each round's vCPU reading (machine/vcpus.py), which the replay reads as the gate does."""
+    if not isinstance(readings, list):
+        raise BadInput(path, "vcpus", "a list of each round's readings", readings)
+    for i, r in enumerate(readings):
+        if not vcpus.is_reading(r):
+            raise BadInput(path, f"vcpus[{i}]", "a reading: cpus, and wall and cpu seconds", r)
 
 
 def _assemble(

@@ -95,6 +95,7 @@ def evaluate(
     times = None
     confirm_g: list[np.ndarray] = []  # each part's confirmation rounds (the first part's only)
     n2 = 0
+    uneven = None  # (P,) the PRs whose screening read the vCPUs uneven
     # Which recorded side is a PR's base: one coin a PR, every round and part alike (each side
     # keeps its own build and checkout for the whole recording, as a gate's do), or one per
     # recorded round (the module's docstring says when that is the null).
@@ -106,14 +107,22 @@ def evaluate(
         if k < v.MIN_ROUNDS:
             raise BadInput(d.source, "rounds", f"at least {v.MIN_ROUNDS} recorded rounds", d.rounds)
         if confirm is not None and times is None:
-            n2 = min(confirm.rounds, d.rounds - k)
+            n2 = min(confirm.most_rounds, d.rounds - k)
             if n2 < v.MIN_ROUNDS:
                 expected = (
                     f"at least {k + v.MIN_ROUNDS} recorded rounds (screening and confirmation)"
                 )
                 raise BadInput(d.source, "rounds", expected, d.rounds)
             order = rng.permuted(np.tile(np.arange(d.rounds), (prs, 1)), axis=1)
-            idx, idx2 = np.sort(order[:, :k], axis=1), np.sort(order[:, k : k + n2], axis=1)
+            idx = np.sort(order[:, :k], axis=1)
+            # an even state's rounds first (a random subset of them), the uneven state's more after
+            even = min(confirm.rounds, n2)
+            idx2 = np.concatenate(
+                [np.sort(order[:, k : k + even], axis=1), np.sort(order[:, k + even : k + n2], 1)],
+                axis=1,
+            )
+            # the gate's reading of its screening's rounds sets its confirmation's (gate/stages.py)
+            uneven = d.vcpus_uneven(idx) if confirm.uneven_rounds else None
             confirm_g.append(_goodness(d, idx2, _coins(flips, idx2)))
         else:
             idx = windows(d.rounds, k, prs, rng)
@@ -168,6 +177,7 @@ def evaluate(
             budget,
             recording_costs(parts) if costs is None else costs,
             wall,
+            uneven,
         )
         gate_ff, gate_detect, decided = stages.gate(
             g, thresholds, a_job, looks, losses, exact, benches
@@ -182,7 +192,7 @@ def evaluate(
             f"{float(np.mean(decided.candidates)):.1f} candidates on average (most "
             f"{int(np.max(decided.candidates))}) to "
             f"{_mean_where(decided.confirm_rounds, decided.candidates > 0):.1f} confirmation "
-            "rounds"
+            f"rounds{_uneven_note(uneven, confirm, n2)}"
         )
     spent = np.take_along_axis(np.cumsum(times, axis=1), stop[:, None] - 1, 1)[:, 0]
     seconds = build + spent + (0.0 if seconds is None else seconds)
@@ -290,6 +300,22 @@ def _gate(
             hits += np.sum(np.any(flagged, axis=-1), axis=0)
         detect[d] = hits / prs
     return ff, detect, stop, by_series
+
+
+def _uneven_note(uneven: np.ndarray | None, confirm: Confirm, n2: int) -> str:
+    """How many pseudo-PRs' screenings read the vCPUs uneven, and the rounds they confirm in."""
+    if uneven is None:
+        return ""
+    most = min(confirm.uneven_rounds or 0, n2)
+    short = (
+        f" (the recording holds {n2}, not {confirm.uneven_rounds})"
+        if most < confirm.most_rounds
+        else ""
+    )
+    return (
+        f"; {float(np.mean(uneven)) * 100:.0f}% of PRs read the vCPUs uneven in their screening"
+        f" and confirm in up to {most} rounds{short}"
+    )
 
 
 def _mean_where(x: np.ndarray, where: np.ndarray) -> float:

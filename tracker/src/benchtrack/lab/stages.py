@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -37,16 +37,37 @@ class Stages:
     budget: float | None
     costs: Costs
     primary: np.ndarray | None = None  # (m,) the benchmarks' wall-time series
+    # (P,) the PRs whose screening read the vCPUs uneven: their confirmation is the plan's
+    # uneven state's (Confirm.for_state), as the gate's (gate/stages.py)
+    uneven: np.ndarray | None = None
     unchanged_at: dict[float, np.ndarray] = field(default_factory=dict)
 
     def decide(
-        self, g1, g2, thresholds, alpha, looks, exact, times: np.ndarray | None = None
+        self,
+        g1,
+        g2,
+        thresholds,
+        alpha,
+        looks,
+        exact,
+        times: np.ndarray | None = None,
+        prs: slice = slice(None),
     ) -> Decided:
+        """The PRs `prs` of this evaluation (their `g1`, `g2` and `times` on the leading axis)."""
         t = self.times if times is None else times
-        return two_stages(
-            g1, g2, thresholds, alpha, looks, self.plan, exact, t, self.build, self.budget,
-            self.costs, self.primary,
-        )  # fmt: skip
+
+        def run(plan: Confirm, at) -> Decided:
+            return two_stages(
+                g1[at], g2[at], thresholds, alpha, looks, plan, exact, t[at], self.build,
+                self.budget, self.costs, self.primary,
+            )  # fmt: skip
+
+        state = None if self.uneven is None else self.uneven[prs]
+        if state is None or not np.any(state):
+            return run(self.plan, slice(None))
+        if np.all(state):
+            return run(self.plan.for_state(True), slice(None))
+        return _stitch(state, run(self.plan, ~state), run(self.plan.for_state(True), state))
 
     def gate(self, g, thresholds, alpha, looks, losses, exact, benches: Benchmarks):
         """(false-fail rate of one job, detection per loss per benchmark, the A/A decisions);
@@ -66,7 +87,7 @@ class Stages:
                 g1 = g[cut, None, :, :] + shift
                 g2 = self.g2[cut, None, :, :] + shift
                 t = np.broadcast_to(self.times[cut, None, :], (*g1.shape[:2], self.times.shape[1]))
-                out = self.decide(g1, g2, thresholds, alpha, looks, exact, t)
+                out = self.decide(g1, g2, thresholds, alpha, looks, exact, t, cut)
                 flagged = out.regressed & benches.member[None, :, :]
                 hits += np.sum(np.any(flagged, axis=-1), axis=0)
                 # scenario j's benchmark j: its wall time called unchanged
@@ -74,3 +95,16 @@ class Stages:
             detect[d] = hits / prs
             self.unchanged_at[d] = same / prs
         return ff, detect, aa
+
+
+def _stitch(state: np.ndarray, even: Decided, uneven: Decided) -> Decided:
+    """One Decided of all PRs from those of the PRs `~state` and `state` (leading axis)."""
+
+    def both(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+        if a is None or b is None:
+            return None
+        out = np.empty((len(state), *a.shape[1:]), dtype=np.result_type(a, b))
+        out[~state], out[state] = a, b
+        return out
+
+    return Decided(*(both(getattr(even, f.name), getattr(uneven, f.name)) for f in fields(Decided)))

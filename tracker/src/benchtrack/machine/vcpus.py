@@ -69,6 +69,20 @@ def probe(cpus: Iterable[int]) -> Reading | None:
     return Reading(ids, tuple(wall), tuple(cpu))
 
 
+def is_reading(x: object) -> bool:
+    """Whether `x` is a Reading.to_dict: CPUs and positive seconds by both clocks, one each."""
+    if not isinstance(x, dict) or not all(
+        isinstance(x.get(k), list) for k in ("cpus", "wall", "cpu")
+    ):
+        return False
+    n = len(x["cpus"])
+    return all(
+        len(x[k]) == n
+        and all(isinstance(t, (int, float)) and not isinstance(t, bool) and t > 0 for t in x[k])
+        for k in ("wall", "cpu")
+    )
+
+
 def apart(seconds: Iterable[float]) -> float:
     """The slowest CPU's time over the fastest's (1.0 for one CPU)."""
     xs = [x for x in seconds if x > 0]
@@ -88,6 +102,13 @@ def summary(readings: list[dict]) -> dict[str, float | int] | None:
         "wall_apart_max": round(max(walls), 2),
         "rounds": len(two),
     }
+
+
+def uneven(readings: list[dict]) -> bool:
+    """Whether rounds' readings read the CPUs apart: their median spread by wall time (what a
+    step sees) at least EVEN. No reading of two CPUs: even (nothing to be apart)."""
+    s = summary(readings)
+    return s is not None and s["wall_apart"] >= EVEN
 
 
 def describe(s: dict, per: str = "round") -> str:
