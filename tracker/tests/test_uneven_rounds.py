@@ -148,6 +148,10 @@ def test_evaluate_reads_each_prs_screening_as_the_gate_does(tmp_path: Path) -> N
         budget=None, confirm=adaptive,
     )  # fmt: skip
     assert all("100% of PRs read the vCPUs uneven" in e.stages for e in sharded.evaluations)
+    assert (
+        "The vCPUs: 100% of PRs read the vCPUs uneven in their screening and confirm in up to "
+        "14 rounds." in shard_replay.markdown(sharded, (0.05, 0.10))
+    )
 
 
 @pytest.mark.parametrize(

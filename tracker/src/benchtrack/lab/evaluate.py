@@ -227,6 +227,8 @@ def evaluate(
         ev.unchanged_at = dict(stages.unchanged_at)
     ev.false_by_series = by_series * jobs
     ev.stages = "" if confirm is None else stages_note
+    if uneven is not None and confirm is not None:
+        ev.uneven = (float(np.mean(uneven)), confirm.uneven_rounds or 0, n2)
     budget_note = f", {budget / 60:g}-min budget" if budget else ""
     label = (
         f"benchtrack gate (δ {_pct_list(thresholds)}, α {alpha * 100:g}% over {jobs} job"
@@ -306,15 +308,16 @@ def _uneven_note(uneven: np.ndarray | None, confirm: Confirm, n2: int) -> str:
     """How many pseudo-PRs' screenings read the vCPUs uneven, and the rounds they confirm in."""
     if uneven is None:
         return ""
-    most = min(confirm.uneven_rounds or 0, n2)
-    short = (
-        f" (the recording holds {n2}, not {confirm.uneven_rounds})"
-        if most < confirm.most_rounds
-        else ""
-    )
+    return "; " + uneven_words((float(np.mean(uneven)), confirm.uneven_rounds or 0, n2))
+
+
+def uneven_words(uneven: tuple[float, int, int]) -> str:
+    """ "N% of PRs read the vCPUs uneven …": Evaluation.uneven in words."""
+    share, rounds, held = uneven
+    short = f" (the recording holds {held}, not {rounds})" if held < rounds else ""
     return (
-        f"; {float(np.mean(uneven)) * 100:.0f}% of PRs read the vCPUs uneven in their screening"
-        f" and confirm in up to {most} rounds{short}"
+        f"{share * 100:.0f}% of PRs read the vCPUs uneven in their screening and confirm in "
+        f"up to {min(rounds, held)} rounds{short}"
     )
 
 

@@ -71,6 +71,10 @@ class Evaluation:
     matched: list[Method] = field(default_factory=list)  # the gate at the action rule's rates
     notes: list[str] = field(default_factory=list)  # per benchmark: `[gate.notes]`, or ""
     stages: str = ""  # the confirmation under A/A, in words ("" for a one-stage gate)
+    # the vCPUs, as the gate reads them (gate/stages.py): the share of pseudo-PRs whose
+    # screening read them uneven, uneven_rounds, and the rounds the recording holds for a
+    # confirmation (None: no uneven_rounds)
+    uneven: tuple[float, int, int] | None = None
     # The share of benchmarks an A/A pseudo-PR decides (regressed, improved or unchanged),
     # unchanged alone, and per benchmark; per loss, how often the slowed benchmark was called
     # unchanged (the equivalence test's error at a loss of δ or more: at most β). Two stages only.

@@ -16,7 +16,7 @@ from benchtrack.errors import BadInput
 from benchtrack.gate.config import split_key
 from benchtrack.gate.shards import plan
 from benchtrack.lab.aa import AAData, from_doc, subset
-from benchtrack.lab.evaluate import evaluate
+from benchtrack.lab.evaluate import evaluate, uneven_words
 from benchtrack.lab.figures import interval95
 from benchtrack.lab.replay import Costs
 from benchtrack.lab.stages import recording_costs
@@ -173,6 +173,9 @@ def markdown(s: Sharded, losses: tuple[float, ...]) -> str:
         f"**{np.mean(sec) / 60:.1f} min** (longest {np.max(sec) / 60:.1f}), the slowest shard's; "
         f"detection {'; '.join(parts)}.",
     ]
+    first = s.evaluations[0].uneven  # the shards of a PR read its screening alike
+    if first is not None:
+        lines += ["", f"The vCPUs: {uneven_words(first)}."]
     return "\n".join(lines) + "\n"
 
 
