@@ -6,8 +6,8 @@
 #
 # - cold builds: the recording's gate build caches are removed first, so its `build_seconds`
 #   is what a CI job without caches pays (evaluate replays the time budget with it);
-# - every suite `benchtrack.toml` gates, as many rounds as its screening and its confirmation
-#   take together, all CPUs of this machine;
+# - every suite `benchtrack.toml` gates, as many rounds as its screening and its longest
+#   confirmation (`uneven_rounds`) take together, all CPUs of this machine;
 # - cotenant: a busy loop (one core, unpinned) runs beside it for the whole recording, started
 #   before the builds and stopped after; quiet: nothing else is started (say in the README what
 #   else ran: the recording's `load` has the machine's load average and busy/steal shares);
