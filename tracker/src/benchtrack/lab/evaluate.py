@@ -185,6 +185,10 @@ def evaluate(
         stop = decided.screen_rounds
         seconds = decided.confirm_seconds
         by_series = np.mean(decided.regressed, axis=0)
+        # the share of PRs whose screening read the vCPUs uneven (Evaluation.uneven)
+        read_as = (
+            None if uneven is None else (float(np.mean(uneven)), confirm.uneven_rounds or 0, n2)
+        )
         stages_note = (
             f"screen, then confirm (≤{confirm.rounds} rounds, looks "
             f"{'/'.join(map(str, confirm.look_schedule()))}, ≤{confirm.most} candidates, "
@@ -192,7 +196,7 @@ def evaluate(
             f"{float(np.mean(decided.candidates)):.1f} candidates on average (most "
             f"{int(np.max(decided.candidates))}) to "
             f"{_mean_where(decided.confirm_rounds, decided.candidates > 0):.1f} confirmation "
-            f"rounds{_uneven_note(uneven, confirm, n2)}"
+            f"rounds{'' if read_as is None else '; ' + uneven_words(read_as)}"
         )
     spent = np.take_along_axis(np.cumsum(times, axis=1), stop[:, None] - 1, 1)[:, 0]
     seconds = build + spent + (0.0 if seconds is None else seconds)
@@ -227,8 +231,8 @@ def evaluate(
         ev.unchanged_at = dict(stages.unchanged_at)
     ev.false_by_series = by_series * jobs
     ev.stages = "" if confirm is None else stages_note
-    if uneven is not None and confirm is not None:
-        ev.uneven = (float(np.mean(uneven)), confirm.uneven_rounds or 0, n2)
+    if confirm is not None:
+        ev.uneven = read_as
     budget_note = f", {budget / 60:g}-min budget" if budget else ""
     label = (
         f"benchtrack gate (δ {_pct_list(thresholds)}, α {alpha * 100:g}% over {jobs} job"
@@ -302,13 +306,6 @@ def _gate(
             hits += np.sum(np.any(flagged, axis=-1), axis=0)
         detect[d] = hits / prs
     return ff, detect, stop, by_series
-
-
-def _uneven_note(uneven: np.ndarray | None, confirm: Confirm, n2: int) -> str:
-    """How many pseudo-PRs' screenings read the vCPUs uneven, and the rounds they confirm in."""
-    if uneven is None:
-        return ""
-    return "; " + uneven_words((float(np.mean(uneven)), confirm.uneven_rounds or 0, n2))
 
 
 def uneven_words(uneven: tuple[float, int, int]) -> str:
